@@ -1,0 +1,16 @@
+"""The one list of every option, for registration and oslo-config-generator."""
+
+from __future__ import annotations
+
+from oslo_config import cfg
+
+from saphira.conf import database, default, identity, keystone_authtoken, services
+
+_MODULES = (default, database, identity, keystone_authtoken, services)
+
+
+def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
+    result: list[tuple[cfg.OptGroup | None, list[cfg.Opt]]] = []
+    for module in _MODULES:
+        result.extend(module.list_opts())
+    return result

@@ -1,0 +1,51 @@
+"""The request context: who is asking, in which scope, under which request id.
+
+It is a plain value object so it can cross thread and (later) process
+boundaries; the API edge builds it from a validated token.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def new_request_id() -> str:
+    return f"req-{uuid.uuid4()}"
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    request_id: str = field(default_factory=new_request_id)
+    user_id: str | None = None
+    user_name: str | None = None
+    user_domain_id: str | None = None
+    project_id: str | None = None
+    project_name: str | None = None
+    project_domain_id: str | None = None
+    domain_id: str | None = None
+    system_scope: str | None = None
+    roles: tuple[str, ...] = ()
+    auth_token: str | None = None
+    global_request_id: str | None = None
+
+    @property
+    def is_admin(self) -> bool:
+        return "admin" in self.roles
+
+    def policy_credentials(self) -> dict[str, Any]:
+        """The credential dict oslo.policy rules are evaluated against."""
+        return {
+            "user_id": self.user_id,
+            "user_domain_id": self.user_domain_id,
+            "project_id": self.project_id,
+            "project_domain_id": self.project_domain_id,
+            "domain_id": self.domain_id,
+            "system_scope": self.system_scope,
+            "roles": list(self.roles),
+            "is_admin": self.is_admin,
+        }
+
+    def log_prefix(self) -> str:
+        return f"[{self.request_id} {self.user_id or '-'} {self.project_id or '-'}]"

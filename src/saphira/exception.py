@@ -1,0 +1,92 @@
+"""One small exception hierarchy for the whole project.
+
+Each class carries the HTTP status it becomes at an API edge, so the mapping
+to a response happens in exactly one place per API (its fault formatter), and
+code below the API never imports anything HTTP-shaped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SaphiraError(Exception):
+    """Base of every error we raise on purpose."""
+
+    code: int = 500
+    title: str = "Internal Server Error"
+    msg_fmt: str = "An unexpected error occurred."
+
+    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+        if message is None:
+            try:
+                message = self.msg_fmt % kwargs if kwargs else self.msg_fmt
+            except (KeyError, TypeError):
+                message = self.msg_fmt
+        self.message = message
+        super().__init__(message)
+
+
+class BadRequest(SaphiraError):
+    code = 400
+    title = "Bad Request"
+    msg_fmt = "The request is invalid."
+
+
+class ValidationError(BadRequest):
+    msg_fmt = "Invalid input: %(detail)s"
+
+
+class Unauthorized(SaphiraError):
+    code = 401
+    title = "Unauthorized"
+    msg_fmt = "The request you have made requires authentication."
+
+
+class Forbidden(SaphiraError):
+    code = 403
+    title = "Forbidden"
+    msg_fmt = "You are not authorized to perform the requested action."
+
+
+class NotFound(SaphiraError):
+    code = 404
+    title = "Not Found"
+    msg_fmt = "Could not find the requested resource."
+
+
+class MethodNotAllowed(SaphiraError):
+    code = 405
+    title = "Method Not Allowed"
+    msg_fmt = "The method is not allowed for the requested URL."
+
+
+class Conflict(SaphiraError):
+    code = 409
+    title = "Conflict"
+    msg_fmt = "The request conflicts with the current state of the resource."
+
+
+class PayloadTooLarge(SaphiraError):
+    code = 413
+    title = "Request Entity Too Large"
+    msg_fmt = "Request is too large."
+
+
+class UnsupportedMediaType(SaphiraError):
+    code = 415
+    title = "Unsupported Media Type"
+    msg_fmt = "The request media type is not supported."
+
+
+class ConfigError(SaphiraError):
+    """A configuration value is wrong; raised before any service starts."""
+
+    msg_fmt = "Invalid configuration: %(detail)s"
+
+
+class DatabaseError(SaphiraError):
+    """A database could not be reached or used; the message names the cause."""
+
+    msg_fmt = "Database error: %(detail)s"
