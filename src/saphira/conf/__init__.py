@@ -21,6 +21,9 @@ def make_conf() -> cfg.ConfigOpts:
     conf = cfg.ConfigOpts()
     for group, group_opts in opts.list_opts():
         if group is not None:
+            # A fresh group per conf: oslo.config's register_group copies the
+            # group shallowly, so a shared one would share overrides between clouds.
+            group = cfg.OptGroup(group.name, title=group.title, help=group.help)
             conf.register_group(group)
         conf.register_opts(group_opts, group=group)
     return conf

@@ -1,0 +1,1 @@
+"""Thin process entry points; the logic lives in the packages they call."""

@@ -1,0 +1,1 @@
+"""saphira-manage: the operator's commands (nova-manage's and keystone-manage's)."""
