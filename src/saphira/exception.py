@@ -80,6 +80,14 @@ class UnsupportedMediaType(SaphiraError):
     msg_fmt = "The request media type is not supported."
 
 
+class ServiceUnavailable(SaphiraError):
+    """A service this one depends on (e.g. identity, to validate a token) is unreachable."""
+
+    code = 503
+    title = "Service Unavailable"
+    msg_fmt = "The service is temporarily unavailable."
+
+
 class ConfigError(SaphiraError):
     """A configuration value is wrong; raised before any service starts."""
 
@@ -90,3 +98,9 @@ class DatabaseError(SaphiraError):
     """A database could not be reached or used; the message names the cause."""
 
     msg_fmt = "Database error: %(detail)s"
+
+
+class ServiceError(SaphiraError):
+    """A service of the all-in-one cloud could not start or stopped on its own."""
+
+    msg_fmt = "Service error: %(detail)s"

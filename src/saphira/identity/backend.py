@@ -1,0 +1,96 @@
+"""The identity backend: one database, one key repository, one set of settings.
+
+Every caller (API request, manage command) works inside ``session()``: one
+transaction that commits on success and rolls back on any error, so a failed
+request writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from oslo_config import cfg
+from sqlalchemy import exc
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from saphira.db.engine import describe_error
+from saphira.db.identity import make_identity_engine
+from saphira.exception import BadRequest, Conflict, DatabaseError
+from saphira.identity import auth, roles
+from saphira.identity.fernet_keys import KeyRepository
+from saphira.identity.tokens import TokenPayload, TokenProvider
+
+
+def key_repository(conf: cfg.ConfigOpts) -> KeyRepository:
+    return KeyRepository(conf.identity.key_repository, conf.identity.max_active_keys)
+
+
+class IdentityBackend:
+    def __init__(
+        self,
+        engine: Engine,
+        keys: KeyRepository,
+        *,
+        token_expiration: int = 3600,
+        password_hash_cost: int = 14,
+    ) -> None:
+        self.engine = engine
+        self.keys = keys
+        self.tokens = TokenProvider(keys)
+        self.token_expiration = token_expiration
+        self.password_hash_cost = password_hash_cost
+        self._sessions = sessionmaker(engine, expire_on_commit=False)
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts, engine: Engine | None = None) -> IdentityBackend:
+        return cls(
+            engine or make_identity_engine(conf),
+            key_repository(conf),
+            token_expiration=conf.identity.token_expiration,
+            password_hash_cost=conf.identity.password_hash_cost,
+        )
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        session = self._sessions()
+        try:
+            yield session
+            session.commit()
+        except exc.IntegrityError:
+            session.rollback()
+            raise Conflict("Conflict occurred attempting to store data.") from None
+        except exc.DataError as error:
+            # e.g. a NUL byte PostgreSQL refuses: the input is wrong, not the server.
+            session.rollback()
+            raise BadRequest(f"Invalid input: {describe_error(self.engine.url, error)}") from None
+        except exc.SQLAlchemyError as error:
+            session.rollback()
+            raise DatabaseError(describe_error(self.engine.url, error)) from None
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def validate_token(self, session: Session, token: str) -> auth.TokenData:
+        return auth.validate(session, self.tokens, token)
+
+    def issue_token(
+        self,
+        session: Session,
+        user_id: str,
+        methods: tuple[str, ...],
+        scope: roles.Scope | None,
+        parent: TokenPayload | None = None,
+    ) -> auth.TokenData:
+        return auth.issue(
+            session,
+            self.tokens,
+            user_id=user_id,
+            methods=methods,
+            scope=scope,
+            expiration=self.token_expiration,
+            parent=parent,
+        )
