@@ -1,0 +1,62 @@
+"""``saphira up``: run the all-in-one cloud in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from saphira.exception import ConfigError
+from saphira.service import logs
+from saphira.service import up as service_up
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="saphira", description="Saphira, a compact cloud.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    up = commands.add_parser("up", help="run the all-in-one cloud in the foreground")
+    up.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="where every file of the cloud lives (default: /var/lib/saphira for root, "
+        "$XDG_DATA_HOME/saphira or ~/.local/share/saphira otherwise)",
+    )
+    up.add_argument(
+        "--config-file",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="nova.conf-style file layered over the defaults; repeatable, later files win",
+    )
+    up.add_argument(
+        "--port-offset", type=int, metavar="N", help="add N to every port the cloud listens on"
+    )
+    up.add_argument("--bind-host", metavar="HOST", help="address the APIs listen on")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command != "up":
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        state_dir = service_up.choose_state_dir(args.state_dir, args.config_file)
+        conf, written = service_up.configure(
+            state_dir, args.config_file, port_offset=args.port_offset, bind_host=args.bind_host
+        )
+        logs.setup(conf)
+    except ConfigError as error:
+        print(f"saphira up: configuration error: {error.message}", file=sys.stderr)
+        return 2
+    except OSError as error:  # the state directory or the log file cannot be created
+        print(f"saphira up: error: {error}", file=sys.stderr)
+        return 2
+    if written:
+        print(f"saphira up: first start: wrote {written}", flush=True)
+    return service_up.serve(conf)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Everything ``saphira up`` makes sure of before it serves, first start or not.
+
+Each step is idempotent, so the same code runs on every start: a first start
+creates, a later one finds everything in place and keeps it (data, passwords,
+keys). The order is the install guide's: API database, cell0, cell1, cell
+databases, identity database, keys, bootstrap, then the client files.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from oslo_config import cfg
+
+from saphira.db import migration
+from saphira.db.api import cells, connect
+from saphira.db.identity import make_identity_engine
+from saphira.db.identity import sync as identity_sync
+from saphira.identity.backend import key_repository
+from saphira.service import clientconf, identity_seed, registry, statedir
+
+LOG = logging.getLogger(__name__)
+CELL1 = "cell1"
+
+
+def _identity_url(conf: cfg.ConfigOpts) -> str:
+    spec = next(s for s in registry.SERVICES if s.catalog_type == "identity")
+    return registry.public_url(conf, spec)
+
+
+def prepare_state_dir(conf: cfg.ConfigOpts) -> str | None:
+    """Create the state directory; write saphira.conf on first start (its path, or None)."""
+    statedir.ensure_dir(conf.state_path)
+    identity = _identity_url(conf)
+    root = identity[: -len("/v3")] + "/" if identity.endswith("/v3") else identity
+    initial = statedir.InitialConf(conf.state_path, root, conf.region_name)
+    return statedir.write_initial_conf(initial)
+
+
+def _sync(kind: str, url: str, conf: cfg.ConfigOpts) -> None:
+    with connect.engine_for(url, conf) as engine:
+        migration.upgrade(kind, engine)
+
+
+def prepare_databases(conf: cfg.ConfigOpts) -> None:
+    """api_db sync, map_cell0, create_cell cell1, db sync (cell0 and cell1)."""
+    _sync("api", connect.api_url(conf), conf)
+    cell0, created0 = cells.map_cell0(conf)
+    cell1, created1 = cells.create_cell(conf, name=CELL1)
+    for cell, created in ((cell0, created0), (cell1, created1)):
+        LOG.info("cell %s (%s): %s", cell.name, cell.uuid, "mapped" if created else "present")
+    for cell in (cell0, cell1):
+        _sync("cell", cell.database_connection, conf)
+
+
+def prepare_identity(conf: cfg.ConfigOpts) -> list[clientconf.Cloud]:
+    """Identity schema, Fernet keys, bootstrap; the admin and demo credentials."""
+    engine = make_identity_engine(conf)
+    try:
+        identity_sync(engine)
+        if key_repository(conf).setup():
+            LOG.info("Fernet keys created in %s", conf.identity.key_repository)
+        clouds_path = os.path.join(conf.state_path, clientconf.CLOUDS_NAME)
+        known = clientconf.read_passwords(clouds_path)
+        passwords = {name: known.get(name) or statedir.new_password() for name in ("admin", "demo")}
+        endpoints = {
+            spec.catalog_type: registry.public_url(conf, spec) for spec in registry.catalog()
+        }
+        identity_seed.seed(conf, engine, passwords, endpoints)
+    finally:
+        engine.dispose()
+    return [clientconf.Cloud(name, name, passwords[name], name) for name in ("admin", "demo")]
+
+
+def prepare(conf: cfg.ConfigOpts) -> None:
+    """Run every step after the state directory exists (see prepare_state_dir)."""
+    prepare_databases(conf)
+    clouds = prepare_identity(conf)
+    clientconf.write_client_files(conf.state_path, clouds, _identity_url(conf), conf.region_name)

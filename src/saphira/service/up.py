@@ -1,0 +1,138 @@
+"""``saphira up``: layer the configuration, prepare the state, serve, stop cleanly.
+
+Exit codes: 0 after SIGINT/SIGTERM, 1 when a service cannot start or dies
+(the message says which and why), 2 for a configuration error (nothing has
+started then).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+from typing import TextIO
+
+from oslo_config import cfg
+
+from saphira import conf as saphira_conf
+from saphira.exception import ConfigError, SaphiraError
+from saphira.service import clientconf, firstrun, memory, registry
+from saphira.service.runner import Runner
+from saphira.service.statedir import CONF_NAME, default_state_dir
+
+LOG = logging.getLogger(__name__)
+READY = "saphira up: ready:"
+
+
+def choose_state_dir(state_dir: str | None, config_files: Sequence[str]) -> str:
+    """--state-dir, else state_path from the operator's files, else the default."""
+    if state_dir:
+        return os.path.abspath(state_dir)
+    probe = saphira_conf.load(_file_args(config_files))
+    where = probe.get_location("state_path")
+    if where is not None and where.location == cfg.Locations.user:
+        return os.path.abspath(str(probe.state_path))
+    return default_state_dir()
+
+
+def _file_args(files: Sequence[str]) -> list[str]:
+    return [arg for path in files for arg in ("--config-file", path)]
+
+
+def load_conf(
+    state_dir: str,
+    config_files: Sequence[str] = (),
+    *,
+    port_offset: int | None = None,
+    bind_host: str | None = None,
+) -> cfg.ConfigOpts:
+    """Defaults < <state-dir>/saphira.conf < each --config-file < command-line flags."""
+    files = list(config_files)
+    own = os.path.join(state_dir, CONF_NAME)
+    if os.path.exists(own):
+        files.insert(0, own)
+    flags: dict[str, object] = {"state_path": state_dir}
+    if port_offset is not None:
+        flags["port_offset"] = port_offset
+    if bind_host is not None:
+        flags["bind_host"] = bind_host
+    conf = saphira_conf.load(_file_args(files))
+    for key, value in flags.items():
+        try:
+            conf.set_override(key, value)
+        except ValueError as error:
+            raise ConfigError(f"<command line>: [DEFAULT] {key}: {error}") from None
+    saphira_conf.validate(conf)
+    return conf
+
+
+def configure(
+    state_dir: str,
+    config_files: Sequence[str] = (),
+    *,
+    port_offset: int | None = None,
+    bind_host: str | None = None,
+) -> tuple[cfg.ConfigOpts, str | None]:
+    """Load and validate; create the state directory and, on first start, saphira.conf.
+
+    Returns the configuration (reloaded to include a saphira.conf just
+    written, whose service passwords the identity seed needs) and the path of
+    that file when this was the first start.
+    """
+    conf = load_conf(state_dir, config_files, port_offset=port_offset, bind_host=bind_host)
+    written = firstrun.prepare_state_dir(conf)
+    if written:
+        conf = load_conf(state_dir, config_files, port_offset=port_offset, bind_host=bind_host)
+    return conf, written
+
+
+def _ready_line(runner: Runner, conf: cfg.ConfigOpts) -> str:
+    parts = [
+        f"{spec.catalog_type} {registry.public_url(conf, spec)}" for spec, _, _ in runner.urls()
+    ]
+    return f"{READY} {', '.join(parts)}"
+
+
+def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout) -> int:
+    """Prepare the state directory, run every served service until told to stop."""
+    memory.fix_mmap_threshold()
+    runner = Runner(conf, registry.served())
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        # No logging here: the handler may interrupt a log call in this same thread.
+        runner.request_stop(f"{signal.Signals(signum).name} received")
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _serve(conf, runner, out)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO) -> int:
+    try:
+        runner.check_ports()
+        firstrun.prepare(conf)
+        if runner.stop_requested:  # a signal arrived while the state was prepared
+            return 0
+        runner.start()
+    except SaphiraError as error:
+        runner.stop()
+        print(f"saphira up: error: {error.message}", file=sys.stderr, flush=True)
+        return 1
+    print(f"saphira up: clients: {clientconf.usage(conf.state_path)}", file=out)
+    print(_ready_line(runner, conf), file=out, flush=True)  # last: watchers wait for it
+    try:
+        runner.wait()
+        LOG.info("%s: stopping", runner.stop_reason)
+    except SaphiraError as error:
+        print(f"saphira up: error: {error.message}", file=sys.stderr, flush=True)
+        return 1
+    finally:
+        runner.stop()
+    LOG.info("all services stopped")
+    return 0

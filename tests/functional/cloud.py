@@ -1,0 +1,172 @@
+"""Run `saphira up` as a real subprocess and talk to it with the real clients.
+
+Shared by the test_cloud_* modules through conftest fixtures. Every server is
+bound to 127.0.0.1, on a port offset whose ports were free a moment before;
+a start that still loses the race for a port is retried on another offset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from saphira.service import registry
+from saphira.service.up import READY
+
+READY_TIMEOUT = 90.0
+STOP_TIMEOUT = 20.0
+OPENSTACK = str(Path(sys.executable).parent / "openstack")
+
+
+def ports_free(offset: int) -> bool:
+    for spec in registry.SERVICES:
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", spec.default_port + offset))
+            except OSError:
+                return False
+    return True
+
+
+def free_offset() -> int:
+    """An offset that puts every registry port (5000..9696 today) on a free port."""
+    for _ in range(200):
+        offset = random.randrange(10000, 50000, 7)
+        if ports_free(offset):
+            return offset
+    raise RuntimeError("no free port offset found")
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without the caller's OS_* settings, which would leak into clients."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
+    env.update(extra)
+    return env
+
+
+@dataclass
+class Cloud:
+    """One `saphira up` process on a state directory."""
+
+    state_dir: Path
+    port_offset: int
+    extra_args: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[str] | None = None
+    stdout_lines: list[str] = field(default_factory=list)
+    _ready: threading.Event = field(default_factory=threading.Event)
+    _reader: threading.Thread | None = None
+
+    @property
+    def clouds_yaml(self) -> Path:
+        return self.state_dir / "clouds.yaml"
+
+    @property
+    def log_path(self) -> Path:
+        return self.state_dir.parent / f"{self.state_dir.name}-saphira.log"
+
+    def url(self, catalog_type: str) -> str:
+        spec = next(s for s in registry.SERVICES if s.catalog_type == catalog_type)
+        return f"http://127.0.0.1:{spec.default_port + self.port_offset}{spec.path}"
+
+    def command(self) -> list[str]:
+        return [
+            sys.executable, "-m", "saphira.cmd.up", "up",
+            "--state-dir", str(self.state_dir),
+            "--bind-host", "127.0.0.1",
+            "--port-offset", str(self.port_offset),
+            *self.extra_args,
+        ]  # fmt: skip
+
+    def start(self) -> None:
+        """Start and wait for the readiness line; raise with the log if it never comes."""
+        self._ready.clear()
+        self.stdout_lines = []
+        with open(self.log_path, "a", encoding="utf-8") as log:  # the child keeps its copy
+            self.proc = subprocess.Popen(
+                self.command(), stdout=subprocess.PIPE, stderr=log, text=True, env=clean_env()
+            )
+        self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
+        self._reader.start()
+        deadline = time.monotonic() + READY_TIMEOUT
+        while not self._ready.wait(0.1):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                code = self.proc.poll()
+                self.kill()
+                raise RuntimeError(f"saphira up did not get ready (exit {code}):\n{self.log()}")
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.stdout_lines.append(line.rstrip("\n"))
+            if line.startswith(READY):
+                self._ready.set()
+
+    def log(self) -> str:
+        return self.log_path.read_text(encoding="utf-8") if self.log_path.exists() else ""
+
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        """Signal the process by PID; its exit status (the caller asserts it)."""
+        assert self.proc is not None
+        self.proc.send_signal(signum)
+        try:
+            return self.proc.wait(timeout=STOP_TIMEOUT)
+        finally:
+            self.kill()
+
+    def kill(self) -> None:
+        """Make sure the process is gone and its pipe closed."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+
+    def openstack(self, *args: str, cloud: str = "admin", check: bool = True) -> Any:
+        """Run the real CLI; parsed JSON when -f json is among args, else the result."""
+        env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.clouds_yaml))
+        result = subprocess.run(
+            [OPENSTACK, "--os-cloud", cloud, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        if not check:
+            return result
+        assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
+        return json.loads(result.stdout) if "json" in args else result.stdout
+
+
+START_ATTEMPTS = 3
+
+
+def start_cloud(cloud_factory_dir: str, extra_args: list[str] | None = None) -> Cloud:
+    """Start on a free offset; another offset if a port was taken meanwhile."""
+    error: RuntimeError | None = None
+    for attempt in range(START_ATTEMPTS):
+        state = Path(cloud_factory_dir) / f"state{attempt}"
+        cloud = Cloud(state, free_offset(), list(extra_args or []))
+        try:
+            cloud.start()
+            return cloud
+        except RuntimeError as failed:
+            if "cannot listen" not in str(failed):
+                raise
+            error = failed
+    assert error is not None
+    raise error

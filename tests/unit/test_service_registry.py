@@ -1,0 +1,27 @@
+"""The service registry: catalog URLs and listening ports come from one table."""
+
+from __future__ import annotations
+
+from saphira import conf as saphira_conf
+from saphira.service import registry
+
+
+def test_catalog_urls_use_my_ip_the_offset_and_the_usual_paths() -> None:
+    conf = saphira_conf.load([], overrides={"DEFAULT": {"my_ip": "10.0.0.11", "port_offset": 3}})
+    urls = {spec.catalog_type: registry.public_url(conf, spec) for spec in registry.catalog()}
+    assert urls == {
+        "identity": "http://10.0.0.11:5003/v3",
+        "compute": "http://10.0.0.11:8777/v2.1",
+        "image": "http://10.0.0.11:9295",
+        "network": "http://10.0.0.11:9699",
+        "placement": "http://10.0.0.11:8781",
+    }
+
+
+def test_identity_port_follows_its_option_and_ipv6_is_bracketed() -> None:
+    conf = saphira_conf.load(
+        [], overrides={"DEFAULT": {"my_ip": "fd00::11"}, "identity": {"port": 5050}}
+    )
+    identity = next(s for s in registry.served() if s.catalog_type == "identity")
+    assert registry.listen_port(conf, identity) == 5050
+    assert registry.public_url(conf, identity) == "http://[fd00::11]:5050/v3"

@@ -1,0 +1,104 @@
+"""The runner: serves every app, names the service whose port is busy, stops cleanly."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import pytest
+import requests
+from oslo_config import cfg
+
+from saphira import conf as saphira_conf
+from saphira.exception import ServiceError
+from saphira.service.registry import ServiceSpec, listen_port
+from saphira.service.runner import Runner
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _app(body: bytes) -> Callable[[dict[str, Any], Any], Iterable[bytes]]:
+    def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [body]
+
+    return app
+
+
+def _spec(name: str, port: int) -> ServiceSpec:
+    return ServiceSpec(name, f"{name}-type", port, "", name, None, lambda _c: _app(name.encode()))
+
+
+@pytest.fixture
+def conf() -> cfg.ConfigOpts:
+    return saphira_conf.load([], overrides={"DEFAULT": {"bind_host": "127.0.0.1"}})
+
+
+@pytest.fixture
+def runner(conf: cfg.ConfigOpts) -> Iterator[Runner]:
+    specs = [_spec("one", _free_port()), _spec("two", _free_port())]
+    runner = Runner(conf, specs)
+    yield runner
+    runner.stop()
+
+
+def test_every_service_answers_on_its_port(runner: Runner, conf: cfg.ConfigOpts) -> None:
+    runner.start()
+    for spec in runner.specs:
+        url = f"http://127.0.0.1:{listen_port(conf, spec)}/"
+        assert requests.get(url, timeout=5).text == spec.name
+
+
+def test_stop_closes_every_port(runner: Runner, conf: cfg.ConfigOpts) -> None:
+    runner.start()
+    runner.request_stop()
+    runner.wait(poll=0.05)  # returns without error: a requested stop is not a failure
+    runner.stop()
+    for spec in runner.specs:
+        with pytest.raises(requests.ConnectionError):
+            requests.get(f"http://127.0.0.1:{listen_port(conf, spec)}/", timeout=5)
+
+
+def test_busy_port_names_the_service_and_starts_nothing(conf: cfg.ConfigOpts) -> None:
+    free = _free_port()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = int(busy.getsockname()[1])
+        runner = Runner(conf, [_spec("first", free), _spec("second", taken)])
+        with pytest.raises(ServiceError) as caught:
+            runner.start()
+    message = caught.value.message
+    assert "second-type (second)" in message
+    assert f"127.0.0.1:{taken}" in message
+    assert "address already in use" in message
+    assert "\n" not in message
+    with pytest.raises(requests.ConnectionError):  # the first one was stopped again
+        requests.get(f"http://127.0.0.1:{free}/", timeout=5)
+
+
+def test_a_service_that_dies_stops_the_cloud_with_its_name(runner: Runner) -> None:
+    runner.start()
+    served = runner._served[0]
+    served.server.interrupt = RuntimeError("boom")  # what cheroot does when a worker dies
+    with pytest.raises(ServiceError, match=r"one-type \(one\) failed"):
+        runner.wait(poll=0.05)
+
+
+def test_port_offset_is_added(conf: cfg.ConfigOpts) -> None:
+    conf.set_override("port_offset", 7)
+    assert listen_port(conf, _spec("x", 5000)) == 5007
+
+
+def test_mmap_threshold_is_fixed_on_glibc() -> None:
+    import ctypes.util
+
+    from saphira.service import memory
+
+    on_glibc = "libc.so" in (ctypes.util.find_library("c") or "")
+    assert memory.fix_mmap_threshold() is on_glibc
