@@ -76,7 +76,7 @@ class Cloud:
         return self.state_dir.parent / f"{self.state_dir.name}-saphira.log"
 
     def url(self, catalog_type: str) -> str:
-        spec = next(s for s in registry.SERVICES if s.catalog_type == catalog_type)
+        spec = registry.by_type(catalog_type)
         return f"http://127.0.0.1:{spec.default_port + self.port_offset}{spec.path}"
 
     def command(self) -> list[str]:

@@ -31,7 +31,7 @@ def _app(body: bytes) -> Callable[[dict[str, Any], Any], Iterable[bytes]]:
 
 
 def _spec(name: str, port: int) -> ServiceSpec:
-    return ServiceSpec(name, f"{name}-type", port, "", name, None, lambda _c: _app(name.encode()))
+    return ServiceSpec(name, f"{name}-type", port, "", name, factory=lambda _c: _app(name.encode()))
 
 
 @pytest.fixture

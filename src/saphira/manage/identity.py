@@ -13,43 +13,32 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.conf.endpoints import ENDPOINTS, public_url
 from saphira.db import migration
 from saphira.db.identity import make_identity_engine, sync
 from saphira.exception import ConfigError
 from saphira.identity.backend import IdentityBackend, key_repository
 from saphira.identity.bootstrap import ServiceEndpoints, bootstrap
 
-# catalog type -> (default port, path), as the install guide registers them
-CATALOG_PORTS = {
-    "compute": (8774, "/v2.1"),
-    "image": (9292, ""),
-    "network": (9696, ""),
-    "placement": (8778, ""),
-}
-
-
-def _host(conf: cfg.ConfigOpts) -> str:
-    ip: str = conf.my_ip
-    return f"[{ip}]" if ":" in ip else ip
-
 
 def catalog_endpoints(
     conf: cfg.ConfigOpts, args: argparse.Namespace
 ) -> dict[str, ServiceEndpoints]:
-    """Identity from the options (default my_ip:5000/v3), the rest from my_ip and ports."""
-    host, offset = _host(conf), conf.port_offset
-    identity = f"http://{host}:{conf.identity.port + offset}/v3"
-    public = args.bootstrap_public_url or identity
-    result = {
-        "identity": ServiceEndpoints(
-            public=public,
-            internal=args.bootstrap_internal_url or public,
-            admin=args.bootstrap_admin_url or public,
-        )
-    }
-    for kind, (port, path) in CATALOG_PORTS.items():
-        url = f"http://{host}:{port + offset}{path}"
-        result[kind] = ServiceEndpoints(url, url, url)
+    """Identity from the options (default my_ip:5000/v3), the rest from the endpoint table."""
+    result = {}
+    for endpoint in ENDPOINTS:
+        if not endpoint.in_catalog:
+            continue
+        url = public_url(conf, endpoint)
+        if endpoint.catalog_type == "identity":
+            public = args.bootstrap_public_url or url
+            result["identity"] = ServiceEndpoints(
+                public=public,
+                internal=args.bootstrap_internal_url or public,
+                admin=args.bootstrap_admin_url or public,
+            )
+        else:
+            result[endpoint.catalog_type] = ServiceEndpoints(url, url, url)
     return result
 
 

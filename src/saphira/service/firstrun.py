@@ -13,8 +13,7 @@ import os
 
 from oslo_config import cfg
 
-from saphira.db import migration
-from saphira.db.api import cells, connect
+from saphira.db import cells
 from saphira.db.identity import make_identity_engine
 from saphira.db.identity import sync as identity_sync
 from saphira.identity.backend import key_repository
@@ -25,8 +24,7 @@ CELL1 = "cell1"
 
 
 def _identity_url(conf: cfg.ConfigOpts) -> str:
-    spec = next(s for s in registry.SERVICES if s.catalog_type == "identity")
-    return registry.public_url(conf, spec)
+    return registry.public_url(conf, registry.by_type("identity"))
 
 
 def prepare_state_dir(conf: cfg.ConfigOpts) -> str | None:
@@ -38,20 +36,22 @@ def prepare_state_dir(conf: cfg.ConfigOpts) -> str | None:
     return statedir.write_initial_conf(initial)
 
 
-def _sync(kind: str, url: str, conf: cfg.ConfigOpts) -> None:
-    with connect.engine_for(url, conf) as engine:
-        migration.upgrade(kind, engine)
-
-
 def prepare_databases(conf: cfg.ConfigOpts) -> None:
-    """api_db sync, map_cell0, create_cell cell1, db sync (cell0 and cell1)."""
-    _sync("api", connect.api_url(conf), conf)
+    """api_db sync, map_cell0, create_cell cell1, db sync (cell0 and cell1).
+
+    An existing cell1 is kept as it is: an operator who later points
+    [database] or transport_url elsewhere updates the mapping with
+    ``saphira-manage cell_v2 update_cell``, not by restarting.
+    """
+    cells.api_db_sync(conf)
     cell0, created0 = cells.map_cell0(conf)
-    cell1, created1 = cells.create_cell(conf, name=CELL1)
+    cell1 = cells.find_cell(conf, CELL1)
+    created1 = cell1 is None
+    if cell1 is None:
+        cell1, _ = cells.create_cell(conf, name=CELL1)
     for cell, created in ((cell0, created0), (cell1, created1)):
         LOG.info("cell %s (%s): %s", cell.name, cell.uuid, "mapped" if created else "present")
-    for cell in (cell0, cell1):
-        _sync("cell", cell.database_connection, conf)
+    cells.db_sync(conf)
 
 
 def prepare_identity(conf: cfg.ConfigOpts) -> list[clientconf.Cloud]:

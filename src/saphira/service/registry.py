@@ -1,18 +1,20 @@
-"""The HTTP services of the controller: one typed table for ports, paths and apps.
+"""The HTTP services ``saphira up`` serves: the endpoint table plus app factories.
 
-The catalog and the listeners must agree on every port; keeping both in one
-table means a later issue adds a service by adding one row (and its factory),
-and the catalog endpoint bootstrap writes is the port the runner binds.
-Rows without a factory are in the catalog already but not served yet.
+Ports, paths and catalog names live in ``saphira.conf.endpoints`` (the
+catalog and the listeners read the same row); this module attaches the WSGI
+application that serves each. A later issue serves a new API by adding its
+factory to ``_FACTORIES``; rows without one are in the catalog but not served.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from oslo_config import cfg
+
+from saphira.conf.endpoints import ENDPOINTS, Endpoint, bind_url, listen_port, public_url
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -20,16 +22,9 @@ if TYPE_CHECKING:
 AppFactory = Callable[[cfg.ConfigOpts], "WSGIApplication"]
 
 
-@dataclass(frozen=True)
-class ServiceSpec:
-    name: str  # the catalog's service name, as Keystone's bootstrap and the guide write it
-    catalog_type: str
-    default_port: int
-    path: str  # appended to http://my_ip:port for the catalog URL; "" for the root
-    description: str
-    port_option: tuple[str | None, str] | None = None  # (group or None for DEFAULT, key)
+@dataclasses.dataclass(frozen=True)
+class ServiceSpec(Endpoint):
     factory: AppFactory | None = None
-    in_catalog: bool = True  # False for APIs clients never look up (metadata, consoles)
 
     @property
     def served(self) -> bool:
@@ -43,15 +38,19 @@ def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf)
 
 
-SERVICES: tuple[ServiceSpec, ...] = (
-    ServiceSpec(
-        "keystone", "identity", 5000, "/v3", "Identity", ("identity", "port"), _identity_app
-    ),
-    ServiceSpec("nova", "compute", 8774, "/v2.1", "Compute"),
-    ServiceSpec("glance", "image", 9292, "", "Image"),
-    ServiceSpec("neutron", "network", 9696, "", "Network"),
-    ServiceSpec("placement", "placement", 8778, "", "Placement"),
-)
+_FACTORIES: dict[str, AppFactory] = {"identity": _identity_app}
+
+
+def _spec(endpoint: Endpoint) -> ServiceSpec:
+    fields = {f.name: getattr(endpoint, f.name) for f in dataclasses.fields(endpoint)}
+    return ServiceSpec(**fields, factory=_FACTORIES.get(endpoint.catalog_type))
+
+
+SERVICES: tuple[ServiceSpec, ...] = tuple(_spec(endpoint) for endpoint in ENDPOINTS)
+
+
+def by_type(catalog_type: str) -> ServiceSpec:
+    return next(spec for spec in SERVICES if spec.catalog_type == catalog_type)
 
 
 def served(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
@@ -63,27 +62,13 @@ def catalog(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
     return [spec for spec in specs if spec.in_catalog]
 
 
-def base_port(conf: cfg.ConfigOpts, spec: ServiceSpec) -> int:
-    """The configured port before the offset; the default until an option exists."""
-    if spec.port_option is None:
-        return spec.default_port
-    group, key = spec.port_option
-    value: Any = conf[group][key] if group else conf[key]
-    return int(value)
-
-
-def listen_port(conf: cfg.ConfigOpts, spec: ServiceSpec) -> int:
-    return base_port(conf, spec) + int(conf.port_offset)
-
-
-def _host_for_url(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def public_url(conf: cfg.ConfigOpts, spec: ServiceSpec) -> str:
-    """The catalog URL: reachable at my_ip, whatever address the server binds."""
-    return f"http://{_host_for_url(conf.my_ip)}:{listen_port(conf, spec)}{spec.path}"
-
-
-def bind_url(conf: cfg.ConfigOpts, spec: ServiceSpec) -> str:
-    return f"http://{_host_for_url(conf.bind_host)}:{listen_port(conf, spec)}"
+__all__ = [
+    "SERVICES",
+    "ServiceSpec",
+    "bind_url",
+    "by_type",
+    "catalog",
+    "listen_port",
+    "public_url",
+    "served",
+]

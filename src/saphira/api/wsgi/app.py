@@ -99,6 +99,6 @@ class Application:
         return endpoint(request, **args)
 
     def fault(self, error: exception.SaphiraError) -> Response:
-        if error.code >= 500:
-            error = exception.SaphiraError()  # never leak internals
+        if error.code >= 500 and not isinstance(error, exception.ServiceUnavailable):
+            error = exception.SaphiraError()  # never leak internals (a DB URL, a path)
         return json_response(self.fault_formatter(error), status=error.code)

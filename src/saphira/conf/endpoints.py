@@ -1,0 +1,65 @@
+"""The controller's HTTP endpoints: one table of names, ports and paths.
+
+The catalog that bootstrap writes, the ports ``saphira up`` binds and the
+URLs ``saphira-manage bootstrap`` registers must agree; they all read this
+table. It lives beside the options because a port is configuration: the
+application factories that serve these endpoints are attached higher up, in
+``saphira.service.registry``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from oslo_config import cfg
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    name: str  # the catalog's service name, as Keystone's bootstrap and the guide write it
+    catalog_type: str
+    default_port: int
+    path: str  # appended to http://my_ip:port for the catalog URL; "" for the root
+    description: str
+    port_option: tuple[str | None, str] | None = None  # (group or None for DEFAULT, key)
+    in_catalog: bool = True  # False for APIs clients never look up (metadata, consoles)
+
+
+ENDPOINTS: tuple[Endpoint, ...] = (
+    Endpoint("keystone", "identity", 5000, "/v3", "Identity", ("identity", "port")),
+    Endpoint("nova", "compute", 8774, "/v2.1", "Compute"),
+    Endpoint("glance", "image", 9292, "", "Image"),
+    Endpoint("neutron", "network", 9696, "", "Network"),
+    Endpoint("placement", "placement", 8778, "", "Placement"),
+)
+
+
+def by_type(catalog_type: str) -> Endpoint:
+    return next(ep for ep in ENDPOINTS if ep.catalog_type == catalog_type)
+
+
+def base_port(conf: cfg.ConfigOpts, endpoint: Endpoint) -> int:
+    """The configured port before the offset; the default until an option exists."""
+    if endpoint.port_option is None:
+        return endpoint.default_port
+    group, key = endpoint.port_option
+    value: Any = conf[group][key] if group else conf[key]
+    return int(value)
+
+
+def listen_port(conf: cfg.ConfigOpts, endpoint: Endpoint) -> int:
+    return base_port(conf, endpoint) + int(conf.port_offset)
+
+
+def _host_for_url(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def public_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
+    """The catalog URL: reachable at my_ip, whatever address the server binds."""
+    return f"http://{_host_for_url(conf.my_ip)}:{listen_port(conf, endpoint)}{endpoint.path}"
+
+
+def bind_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
+    return f"http://{_host_for_url(conf.bind_host)}:{listen_port(conf, endpoint)}"
