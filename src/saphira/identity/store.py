@@ -43,3 +43,10 @@ def load_extra(raw: str | None) -> dict[str, Any]:
 
 def dump_extra(data: dict[str, Any]) -> str | None:
     return json.dumps(data, sort_keys=True) if data else None
+
+
+def apply_update(row: Any, fields: dict[str, Any], extra: dict[str, Any]) -> None:
+    """PATCH semantics for rows with an ``extra`` column: columns set, extras merged."""
+    for key, value in fields.items():
+        setattr(row, key, value)
+    row.extra = dump_extra({**load_extra(row.extra), **extra})

@@ -16,6 +16,7 @@ from saphira.api.wsgi.request_id import ENV_GLOBAL_REQUEST_ID
 from saphira.context import RequestContext
 from saphira.identity.auth import TokenData
 from saphira.identity.backend import IdentityBackend
+from saphira.identity.resources import DEFAULT_DOMAIN_ID
 from saphira.policy import Enforcer
 
 AUTH_HEADER = "X-Auth-Token"
@@ -59,6 +60,12 @@ class Call:
         validate(data, schema)
         assert isinstance(data, dict)  # the schema demands an object
         return data
+
+    def default_domain_id(self) -> str:
+        """The domain a create lands in when the body names none: the caller's project's."""
+        if self.caller is not None and self.caller.project is not None:
+            return str(self.caller.project.domain.id)
+        return DEFAULT_DOMAIN_ID
 
     def query_bool(self, name: str) -> bool | None:
         value = self.request.args.get(name)

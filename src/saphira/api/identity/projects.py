@@ -60,9 +60,7 @@ def update_domain(call: Call, domain_id: str) -> Response:
     body = call.body(schemas.DOMAIN_UPDATE)["domain"]
     domain = resources.get_domain(call.session, domain_id)
     fields, extra = _split(body, _DOMAIN_COLUMNS, ("id", "links", "tags", "options"))
-    for key, value in fields.items():
-        setattr(domain, key, value)
-    domain.extra = store.dump_extra({**store.load_extra(domain.extra), **extra})
+    store.apply_update(domain, fields, extra)
     store.flush(call.session, "domain")
     return json_response({"domain": views.domain(call.base, domain)})
 
@@ -94,10 +92,7 @@ def list_projects(call: Call) -> Response:
 def create_project(call: Call) -> Response:
     call.enforce("identity:create_project")
     body = call.body(schemas.PROJECT_CREATE)["project"]
-    assert call.caller is not None
-    domain_id = body.get("domain_id") or (
-        call.caller.project.domain.id if call.caller.project else resources.DEFAULT_DOMAIN_ID
-    )
+    domain_id = body.get("domain_id") or call.default_domain_id()
     parent_id = body.get("parent_id")
     if parent_id == domain_id:
         parent_id = None  # Keystone names the domain as a top-level project's parent
@@ -130,9 +125,7 @@ def update_project(call: Call, project_id: str) -> Response:
     fields, extra = _split(
         body, _PROJECT_COLUMNS, ("domain_id", "parent_id", "is_domain", "id", "links", "options")
     )
-    for key, value in fields.items():
-        setattr(project, key, value)
-    project.extra = store.dump_extra({**store.load_extra(project.extra), **extra})
+    store.apply_update(project, fields, extra)
     store.flush(call.session, "project")
     return json_response({"project": views.project(call.base, project)})
 

@@ -13,7 +13,7 @@ from saphira.api.identity.app import Call, route
 from saphira.api.wsgi import json_response
 from saphira.db.identity.models import Project, RoleAssignment
 from saphira.exception import Unauthorized
-from saphira.identity import passwords, resources, revoke, roles, store, users
+from saphira.identity import passwords, revoke, roles, store, users
 
 _COLUMNS = ("name", "enabled", "default_project_id")
 _IGNORED = ("password", "domain_id", "id", "links", "options", "password_expires_at")
@@ -41,10 +41,7 @@ def list_users(call: Call) -> Response:
 def create_user(call: Call) -> Response:
     call.enforce("identity:create_user")
     body = call.body(schemas.USER_CREATE)["user"]
-    assert call.caller is not None
-    domain_id = body.get("domain_id") or (
-        call.caller.project.domain.id if call.caller.project else resources.DEFAULT_DOMAIN_ID
-    )
+    domain_id = body.get("domain_id") or call.default_domain_id()
     fields, extra = _fields(body)
     fields.setdefault("enabled", True)
     user = users.create_user(
@@ -69,9 +66,7 @@ def update_user(call: Call, user_id: str) -> Response:
     body = call.body(schemas.USER_UPDATE)["user"]
     user = users.get_user(call.session, user_id)
     fields, extra = _fields(body)
-    for key, value in fields.items():
-        setattr(user, key, value)
-    user.extra = store.dump_extra({**store.load_extra(user.extra), **extra})
+    store.apply_update(user, fields, extra)
     if "password" in body:
         users.set_password(call.session, user, body["password"], call.backend.password_hash_cost)
     if body.get("enabled") is False:
