@@ -7,7 +7,7 @@ need_root() {
   [ "$(id -u)" -eq 0 ] && return
   if command -v sudo >/dev/null; then
     say "root is needed to install Debian packages: re-running through sudo"
-    exec sudo --preserve-env=HOME "$@"
+    exec sudo "$@"
   fi
   echo "tools/dev: run me as root: I install Debian packages" >&2
   exit 1
