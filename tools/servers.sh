@@ -1,8 +1,9 @@
-# Start the database servers the integration tests use (sourced by run-tests).
+# Start the database and message-bus servers the integration tests use (sourced by run-tests).
 # Each start is idempotent; servers we started are stopped by stop_servers.
 
 STARTED_PG=0
 MARIADB_PID=""
+RABBITMQ_PID=""
 TEST_DB_PASSWORD=saphira-test
 
 start_postgresql() {
@@ -53,7 +54,33 @@ SQL
   export SAPHIRA_TEST_MARIADB="mysql+pymysql://saphira:$TEST_DB_PASSWORD@127.0.0.1:3306"
 }
 
+# RabbitMQ without systemd: the packaged wrapper runs it as user rabbitmq in
+# the background; its beam PID (from the pid file) is what we stop.
+start_rabbitmq() {
+  local pidfile=/run/saphira-rabbitmq/rabbit.pid
+  if ! rabbitmq-diagnostics -q ping >/dev/null 2>&1; then
+    say "starting RabbitMQ"
+    install -d -o rabbitmq -g rabbitmq /var/log/rabbitmq /var/lib/rabbitmq "${pidfile%/*}"
+    rm -f "$pidfile"
+    RABBITMQ_PID_FILE=$pidfile RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 \
+      setsid rabbitmq-server >/tmp/saphira-rabbitmq.log 2>&1 < /dev/null &
+    rabbitmqctl wait --timeout 120 "$pidfile" >/dev/null
+    rabbitmqctl await_startup >/dev/null
+    RABBITMQ_PID=$(cat "$pidfile")
+  fi
+  rabbitmqctl -q add_vhost saphira 2>/dev/null || true
+  rabbitmqctl -q add_user saphira "$TEST_DB_PASSWORD" 2>/dev/null ||
+    rabbitmqctl -q change_password saphira "$TEST_DB_PASSWORD"
+  rabbitmqctl -q set_permissions -p saphira saphira '.*' '.*' '.*'
+  export SAPHIRA_TEST_RABBIT="rabbit://saphira:$TEST_DB_PASSWORD@127.0.0.1:5672/saphira"
+}
+
 stop_servers() {
+  if [ -n "$RABBITMQ_PID" ]; then
+    say "stopping RabbitMQ (pid $RABBITMQ_PID)"
+    kill "$RABBITMQ_PID" 2>/dev/null || true
+    while kill -0 "$RABBITMQ_PID" 2>/dev/null; do sleep 0.2; done
+  fi
   if [ -n "$MARIADB_PID" ]; then
     say "stopping MariaDB (pid $MARIADB_PID)"
     kill "$MARIADB_PID" 2>/dev/null || true

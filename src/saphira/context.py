@@ -7,7 +7,7 @@ boundaries; the API edge builds it from a validated token.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 
@@ -46,6 +46,10 @@ class RequestContext:
             "roles": list(self.roles),
             "is_admin": self.is_admin,
         }
+
+    def redacted_copy(self) -> RequestContext:
+        """This context without its token: what notifications carry (oslo.messaging asks)."""
+        return replace(self, auth_token=None)
 
     def log_prefix(self) -> str:
         return f"[{self.request_id} {self.user_id or '-'} {self.project_id or '-'}]"

@@ -104,3 +104,47 @@ class ServiceError(SaphiraError):
     """A service of the all-in-one cloud could not start or stopped on its own."""
 
     msg_fmt = "Service error: %(detail)s"
+
+
+class InstanceNotFound(NotFound):
+    msg_fmt = "Instance %(instance_id)s could not be found."
+
+
+class InstanceInvalidState(Conflict):
+    """An action or a state change met an instance in a state that forbids it.
+
+    The message names the state the instance is in NOW (Nova's wording), so a
+    409 tells the caller what it raced with.
+    """
+
+    msg_fmt = (
+        "Instance %(instance_uuid)s in %(attr)s %(state)s. "
+        "Cannot %(method)s while the instance is in this state."
+    )
+
+
+class InstanceIsLocked(Conflict):
+    msg_fmt = "Instance %(instance_uuid)s is locked"
+
+
+class QuotaExceeded(Forbidden):
+    """Creating or growing servers would pass a project's quota (Nova answers 403)."""
+
+    msg_fmt = (
+        "Quota exceeded for %(overs)s: Requested %(req)s, but already used "
+        "%(used)s of %(allowed)s %(overs)s"
+    )
+
+
+class MessagingTimeout(SaphiraError):
+    """An RPC call got no reply in time: the service behind the topic is down or stuck."""
+
+    code = 504
+    title = "Gateway Timeout"
+    msg_fmt = "No reply to %(method)s on topic %(topic)s within %(timeout)s seconds."
+
+
+class RPCPinnedToOldVersion(SaphiraError):
+    """A call needs a newer RPC interface version than the configured cap allows."""
+
+    msg_fmt = "%(method)s needs RPC version %(version)s; %(topic)s is pinned to %(cap)s."

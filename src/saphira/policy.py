@@ -17,6 +17,8 @@ from oslo_policy import policy
 
 from saphira.context import RequestContext
 from saphira.exception import Forbidden
+from saphira.policies import compute as compute_policies
+from saphira.policies import placement as placement_policies
 
 SCOPES = ["system", "domain", "project"]
 
@@ -101,7 +103,12 @@ def list_rules() -> list[policy.RuleDefault]:
         )
         for name, check, method, path in _RULES
     ]
-    return [*_BASE, *documented]
+    return [
+        *_BASE,
+        *documented,
+        *compute_policies.list_rules(),
+        *placement_policies.list_rules(),
+    ]
 
 
 class Enforcer:

@@ -1,4 +1,7 @@
-"""[DEFAULT]: the keys of the install guide plus where Saphira keeps state."""
+"""[DEFAULT]: the keys of the install guide plus where Saphira keeps state.
+
+transport_url and the other bus keys are oslo.messaging's own: see conf/messaging.py.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,6 @@ import socket
 from oslo_config import cfg, types
 
 opts: list[cfg.Opt] = [
-    cfg.StrOpt(
-        "transport_url",
-        default="inproc://",
-        secret=True,
-        help="Message bus URL. 'inproc://' is the embedded in-process transport; "
-        "'rabbit://user:pass@host:5672/' uses RabbitMQ.",
-    ),
     cfg.HostAddressOpt(
         "my_ip",
         default="127.0.0.1",

@@ -28,10 +28,10 @@ class Endpoint:
 
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("keystone", "identity", 5000, "/v3", "Identity", ("identity", "port")),
-    Endpoint("nova", "compute", 8774, "/v2.1", "Compute"),
-    Endpoint("glance", "image", 9292, "", "Image"),
+    Endpoint("nova", "compute", 8774, "/v2.1", "Compute", (None, "osapi_compute_listen_port")),
+    Endpoint("glance", "image", 9292, "", "Image", ("image_api", "bind_port")),
     Endpoint("neutron", "network", 9696, "", "Network"),
-    Endpoint("placement", "placement", 8778, "", "Placement"),
+    Endpoint("placement", "placement", 8778, "", "Placement", ("placement_api", "port")),
 )
 
 

@@ -4,9 +4,31 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
-from saphira.conf import database, default, identity, keystone_authtoken, services
+from saphira.conf import (
+    compute,
+    compute_host,
+    database,
+    default,
+    identity,
+    image,
+    keystone_authtoken,
+    messaging,
+    placement_api,
+    services,
+)
 
-_MODULES = (default, database, identity, keystone_authtoken, services)
+_MODULES = (
+    default,
+    database,
+    identity,
+    keystone_authtoken,
+    services,
+    image,
+    placement_api,
+    compute,
+    compute_host,
+    messaging,
+)
 
 
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:

@@ -16,6 +16,8 @@ from oslo_config import cfg
 from saphira.db import cells
 from saphira.db.identity import make_identity_engine
 from saphira.db.identity import sync as identity_sync
+from saphira.db.image import make_image_engine
+from saphira.db.image import sync as image_sync
 from saphira.identity.backend import key_repository
 from saphira.service import clientconf, identity_seed, registry, statedir
 
@@ -73,8 +75,31 @@ def prepare_identity(conf: cfg.ConfigOpts) -> list[clientconf.Cloud]:
     return [clientconf.Cloud(name, name, passwords[name], name) for name in ("admin", "demo")]
 
 
+def prepare_image(conf: cfg.ConfigOpts) -> None:
+    """The image database schema (glance-manage db_sync)."""
+    engine = make_image_engine(conf)
+    try:
+        image_sync(engine)
+    finally:
+        engine.dispose()
+
+
+def prepare_placement(conf: cfg.ConfigOpts) -> None:
+    """The placement schema (its own database, as Placement has)."""
+    from saphira.db.placement import make_placement_engine
+    from saphira.db.placement import sync as placement_sync
+
+    engine = make_placement_engine(conf)
+    try:
+        placement_sync(engine)
+    finally:
+        engine.dispose()
+
+
 def prepare(conf: cfg.ConfigOpts) -> None:
     """Run every step after the state directory exists (see prepare_state_dir)."""
     prepare_databases(conf)
+    prepare_image(conf)
+    prepare_placement(conf)
     clouds = prepare_identity(conf)
     clientconf.write_client_files(conf.state_path, clouds, _identity_url(conf), conf.region_name)

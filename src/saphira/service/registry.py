@@ -31,6 +31,31 @@ class ServiceSpec(Endpoint):
         return self.factory is not None
 
 
+def _image_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    # In process, tokens are validated against the identity backend directly.
+    from saphira.api.auth import LocalValidator
+    from saphira.api.image import build_app
+    from saphira.identity.backend import IdentityBackend
+
+    return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
+
+
+def _compute_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    from saphira.api.auth import LocalValidator
+    from saphira.api.compute import build_app
+    from saphira.identity.backend import IdentityBackend
+
+    return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
+
+
+def _placement_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    from saphira.api.auth import LocalValidator
+    from saphira.api.placement import build_app
+    from saphira.identity.backend import IdentityBackend
+
+    return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
+
+
 def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     # Imported on use: building the registry must not pull in every API.
     from saphira.api.identity import build_app
@@ -38,7 +63,12 @@ def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf)
 
 
-_FACTORIES: dict[str, AppFactory] = {"identity": _identity_app}
+_FACTORIES: dict[str, AppFactory] = {
+    "image": _image_app,
+    "identity": _identity_app,
+    "compute": _compute_app,
+    "placement": _placement_app,
+}
 
 
 def _spec(endpoint: Endpoint) -> ServiceSpec:

@@ -11,11 +11,16 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from saphira.conf.opts import list_opts
 from tests.functional.clients import sdk, validate
 from tests.functional.cloud import start_cloud
 
 pytestmark = pytest.mark.integration
 BACKENDS = {"postgresql": "SAPHIRA_TEST_POSTGRESQL", "mariadb": "SAPHIRA_TEST_MARIADB"}
+# Every database the cloud keeps: each option group with a `connection` key.
+DATABASE_GROUPS = sorted(
+    group.name for group, opts in list_opts() if group and any(o.name == "connection" for o in opts)
+)
 
 
 def _admin_engine(base: str) -> sa.Engine:
@@ -27,14 +32,15 @@ def _admin_engine(base: str) -> sa.Engine:
 
 @pytest.fixture(params=sorted(BACKENDS))
 def databases(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
-    """URLs of fresh api, cell (and its _cell0) and identity databases; dropped afterwards."""
+    """URLs of a fresh database per group (and the cell's _cell0); dropped afterwards."""
     base = os.environ.get(BACKENDS[request.param])
     if not base:
         pytest.skip(f"{BACKENDS[request.param]} is not set")
     engine = _admin_engine(base)
     quote = engine.dialect.identifier_preparer.quote_identifier
     prefix = f"saphira_{uuid.uuid4().hex[:10]}"
-    names = {"api": f"{prefix}_api", "cell": prefix, "identity": f"{prefix}_keystone"}
+    names = {group: f"{prefix}_{group}" for group in DATABASE_GROUPS}
+    names["database"] = prefix
     made = [*names.values(), f"{prefix}_cell0"]  # nova's cell0 name is derived from the cell's
     with engine.connect() as conn:
         for name in made:
@@ -55,9 +61,7 @@ def test_up_runs_and_restarts_on_a_database_server(
 ) -> None:
     nova_conf = tmp_path / "nova.conf"
     nova_conf.write_text(
-        f"[api_database]\nconnection = {databases['api']}\n"
-        f"[database]\nconnection = {databases['cell']}\n"
-        f"[identity_database]\nconnection = {databases['identity']}\n"
+        "".join(f"[{group}]\nconnection = {url}\n" for group, url in databases.items())
     )
     cloud = start_cloud(str(tmp_path), ["--config-file", str(nova_conf)])
     try:

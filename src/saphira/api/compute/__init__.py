@@ -1,0 +1,71 @@
+"""The Nova v2.1 compute API (port 8774): everything but servers, so far.
+
+``build_app(conf)`` is the service as one WSGI callable: the version
+documents are public, every other path goes through token validation
+([keystone_authtoken], as every API here) and then the compute app.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from oslo_config import cfg
+
+from saphira.api import auth
+from saphira.api.compute import (
+    availability_zones,
+    flavor_extras,
+    flavors,
+    hypervisors,
+    keypairs,
+    quotas,
+    server_groups,
+    services,
+    versions,
+)
+from saphira.api.compute.app import ComputeApp
+from saphira.api.compute.state import ComputeState
+from saphira.api.wsgi import RequestIdMiddleware
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+
+class PublicOrAuthenticated:
+    """Version documents without a token; everything else through the auth middleware."""
+
+    def __init__(self, app: WSGIApplication, authenticated: WSGIApplication) -> None:
+        self.app = app
+        self.authenticated = authenticated
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO", "") in versions.PUBLIC_PATHS:
+            return self.app(environ, start_response)
+        return self.authenticated(environ, start_response)
+
+
+def build_compute_app(state: ComputeState) -> ComputeApp:
+    rules = [
+        *versions.routes(),
+        *flavors.routes(),
+        *flavor_extras.routes(),
+        *keypairs.routes(),
+        *quotas.routes(),
+        *server_groups.routes(),
+        *availability_zones.routes(),
+        *services.routes(),
+        *hypervisors.routes(),
+    ]
+    return ComputeApp(rules, state)
+
+
+def build_app(
+    conf: cfg.ConfigOpts, validator: auth.TokenValidator | None = None
+) -> WSGIApplication:
+    """The compute WSGI app; the API database must be synced."""
+    app = build_compute_app(ComputeState.from_conf(conf))
+    return RequestIdMiddleware(PublicOrAuthenticated(app, auth.from_conf(app, conf, validator)))
+
+
+__all__ = ["build_app", "build_compute_app"]

@@ -1,0 +1,40 @@
+"""Query-string helpers shared by the compute resources: paging, booleans, ints."""
+
+from __future__ import annotations
+
+from saphira.api.compute.app import Call
+from saphira.exception import BadRequest
+
+MAX_LIMIT = 1000  # Nova's [api] max_limit
+
+
+def query_int(call: Call, name: str, *, minimum: int = 0) -> int | None:
+    value = call.request.args.get(name)
+    if value is None:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise BadRequest(f"Invalid input for query parameters {name}. Value: {value}. "
+                         f"'{value}' is not an integer") from None  # fmt: skip
+    if number < minimum:
+        raise BadRequest(f"Invalid input for query parameters {name}. Value: {value}. "
+                         f"{value} is less than the minimum of {minimum}")  # fmt: skip
+    return number
+
+
+def paging(call: Call) -> tuple[int, str | None]:
+    """(limit, marker): Nova caps the limit at max_limit and 400s a negative one."""
+    limit = query_int(call, "limit")
+    return min(limit if limit is not None else MAX_LIMIT, MAX_LIMIT), call.request.args.get(
+        "marker"
+    )
+
+
+def parse_bool(value: str, name: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "t", "true", "on", "y", "yes"):
+        return True
+    if lowered in ("0", "f", "false", "off", "n", "no"):
+        return False
+    raise BadRequest(f"Invalid value '{value}' for {name}: not a boolean.")

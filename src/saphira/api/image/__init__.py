@@ -1,0 +1,86 @@
+"""The Glance v2 compatible image API over saphira.image.
+
+``build_app(conf)`` is the whole service as one WSGI callable: request ids
+outermost, the version documents before authentication, then the token
+middleware and the routed app.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oslo_config import cfg
+
+from saphira.api.auth import TokenValidator, from_conf
+from saphira.api.image import actions, data, images, members, schemas
+from saphira.api.image.app import Backend, ImageApp, Settings
+from saphira.api.image.versions import VersionsFirst
+from saphira.api.wsgi import RequestIdMiddleware
+from saphira.db.image import make_image_engine
+from saphira.image.data import DataService, Limits
+from saphira.image.quotas import parse_size
+from saphira.image.records import Records
+from saphira.image.store import FilesystemStore
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+MAX_JSON_BODY = 65536
+
+
+def settings_from_conf(conf: cfg.ConfigOpts) -> Settings:
+    group = conf.image_api
+    return Settings(
+        disk_formats=tuple(group.disk_formats),
+        container_formats=tuple(group.container_formats),
+        limit_default=group.limit_param_default,
+        limit_max=group.api_limit_max,
+        count_quota=group.image_count_total,
+        member_quota=group.image_member_quota,
+        property_quota=group.image_property_quota,
+        tag_quota=group.image_tag_quota,
+        import_methods=tuple(group.enabled_import_methods),
+    )
+
+
+def build_backend(conf: cfg.ConfigOpts) -> Backend:
+    """Records, stores and limits from the configuration; the database must be synced."""
+    group = conf.image_api
+    records = Records(make_image_engine(conf))
+    limits = Limits(
+        size_cap=group.image_size_cap,
+        storage_quota=parse_size(group.user_storage_quota),
+        hash_algo=group.hashing_algorithm,
+        qemu_img=group.qemu_img,
+    )
+    store = FilesystemStore(conf.glance_store.filesystem_store_datadir)
+    staging = FilesystemStore(conf.os_glance_staging_store.filesystem_store_datadir)
+    store.ensure()
+    staging.ensure()
+    return Backend(records, DataService(records, store, staging, limits), settings_from_conf(conf))
+
+
+def build_image_app(backend: Backend) -> ImageApp:
+    rules = [
+        *schemas.routes(),
+        *images.routes(),
+        *data.routes(),
+        *members.routes(),
+        *actions.routes(),
+    ]
+    return ImageApp(rules, backend, max_body_size=MAX_JSON_BODY)
+
+
+def build_app(
+    conf: cfg.ConfigOpts,
+    validator: TokenValidator | None = None,
+    backend: Backend | None = None,
+) -> WSGIApplication:
+    """The image WSGI app; interrupted uploads of a previous run are reset first."""
+    backend = backend or build_backend(conf)
+    backend.data.recover()
+    authenticated = from_conf(build_image_app(backend), conf, validator)
+    return RequestIdMiddleware(VersionsFirst(authenticated))
+
+
+__all__ = ["build_app", "build_backend", "build_image_app", "settings_from_conf"]

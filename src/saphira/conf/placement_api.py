@@ -1,0 +1,44 @@
+"""[placement_api] and [placement_database]: the Placement service Saphira serves.
+
+The existing [placement] group is the client side (the user nova's services
+talk to placement as); these are the server's own settings.
+"""
+
+from __future__ import annotations
+
+from oslo_config import cfg
+
+group = cfg.OptGroup("placement_api", help="The placement service (Placement API).")
+database_group = cfg.OptGroup("placement_database", help="The placement database.")
+
+opts: list[cfg.Opt] = [
+    cfg.PortOpt("port", default=8778, help="Port of the placement API (before port_offset)."),
+    cfg.IntOpt(
+        "allocation_conflict_retry_count",
+        default=10,
+        min=1,
+        help="Times an allocation write is retried server side when a resource provider "
+        "changed under it, before the client gets 409 placement.concurrent_update.",
+    ),
+    cfg.IntOpt(
+        "max_request_body_size",
+        default=1024 * 1024,
+        min=1024,
+        help="Largest request body the placement API accepts, in bytes.",
+    ),
+]
+
+database_opts: list[cfg.Opt] = [
+    cfg.StrOpt(
+        "connection",
+        secret=True,
+        help="SQLAlchemy URL of the placement database, e.g. "
+        "mysql+pymysql://placement:PASS@controller/placement. "
+        "Empty: sqlite:///$state_path/placement.sqlite.",
+    ),
+    cfg.IntOpt("connect_timeout", default=10, min=1, help="Seconds to wait for a connection."),
+]
+
+
+def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
+    return [(group, opts), (database_group, database_opts)]

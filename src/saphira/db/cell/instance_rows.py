@@ -1,0 +1,51 @@
+"""Rows <-> ``saphira.objects.Instance``: the one place that knows both shapes."""
+
+from __future__ import annotations
+
+import json
+
+from saphira.db.cell import models
+from saphira.domain.states import PowerState, TaskState, VmState
+from saphira.objects import Flavor, Instance
+
+# Columns copied as they are between the row and the object.
+_SAME = (
+    "uuid", "project_id", "user_id", "display_name", "display_description", "hostname",
+    "image_ref", "host", "node", "launched_at", "terminated_at", "key_name", "key_data",
+    "user_data", "availability_zone", "locked", "locked_by", "access_ip_v4", "access_ip_v6",
+    "config_drive", "launch_index", "reservation_id", "progress",
+)  # fmt: skip
+
+
+def to_row(instance: Instance) -> models.Instance:
+    flavor = instance.flavor
+    row = models.Instance(
+        vm_state=instance.vm_state.value,
+        task_state=None if instance.task_state is None else instance.task_state.value,
+        power_state=int(instance.power_state),
+        flavor=json.dumps(flavor.to_primitive()),
+        flavorid=flavor.flavorid,
+        vcpus=flavor.vcpus,
+        memory_mb=flavor.memory_mb,
+        root_gb=flavor.root_gb,
+        ephemeral_gb=flavor.ephemeral_gb,
+        system_metadata=json.dumps(instance.system_metadata),
+        **{name: getattr(instance, name) for name in _SAME},
+    )
+    return row
+
+
+def to_object(row: models.Instance) -> Instance:
+    return Instance(
+        flavor=Flavor.from_primitive(json.loads(row.flavor)),
+        vm_state=VmState(row.vm_state),
+        task_state=None if row.task_state is None else TaskState(row.task_state),
+        power_state=PowerState(row.power_state),
+        system_metadata=json.loads(row.system_metadata),
+        metadata={item.key: item.value for item in row.metadata_items},
+        tags=sorted(tag.tag for tag in row.tags),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        id=row.id,
+        **{name: getattr(row, name) for name in _SAME},
+    )

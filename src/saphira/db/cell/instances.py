@@ -1,0 +1,232 @@
+"""The instances repository of a cell database.
+
+State changes go through ``save_state`` only: one ``UPDATE ... WHERE uuid =
+:u AND vm_state IN (...) AND task_state IS/IN (...)``. Whoever loses the race
+matches no row and gets ``InstanceInvalidState`` naming what the instance is
+now, so two concurrent actions can never both win (architecture rule 2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Collection, Iterable, Mapping
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from saphira.db.cell import instance_rows, models
+from saphira.domain.states import TaskState, VmState
+from saphira.domain.transitions import Transition
+from saphira.exception import BadRequest, InstanceInvalidState, InstanceNotFound
+from saphira.objects import Instance
+
+_STATE_COLUMNS = frozenset({"vm_state", "task_state", "power_state"})
+
+
+class MarkerNotFound(BadRequest):
+    msg_fmt = "marker [%(marker)s] not found"
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceFilters:
+    """``GET /servers`` filters, already translated from the API's words."""
+
+    project_id: str | None = None
+    name: str | None = None  # a regular expression, searched (not anchored)
+    vm_states: Collection[VmState] | None = None
+    task_states: Collection[TaskState] | None = None
+    flavorid: str | None = None
+    image_ref: str | None = None
+    changes_since: dt.datetime | None = None
+    host: str | None = None
+    uuids: Collection[str] | None = None
+    deleted: bool | None = False  # None: both; changes-since lists deleted ones too
+
+
+def create(session: Session, instance: Instance) -> Instance:
+    """Insert the instance with its metadata and tags; returns it with id/created_at."""
+    row = instance_rows.to_row(instance)
+    # updated_at starts at created_at so changes-since sees new servers too.
+    row.created_at = row.updated_at = instance.created_at or _now()
+    session.add(row)
+    session.flush()
+    _replace_children(session, instance.uuid, instance.metadata, instance.tags)
+    return get(session, instance.uuid)
+
+
+def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
+    return instance_rows.to_object(_row(session, uuid, read_deleted))
+
+
+def list_instances(
+    session: Session,
+    filters: InstanceFilters = InstanceFilters(),
+    *,
+    limit: int | None = None,
+    marker: str | None = None,
+) -> list[Instance]:
+    """Newest first (created_at, then id), as Nova sorts by default."""
+    query = sa.select(models.Instance).where(*_conditions(filters))
+    if marker is not None:
+        query = query.where(_after(session, marker))
+    query = query.order_by(models.Instance.created_at.desc(), models.Instance.id.desc())
+    if limit is not None:
+        query = query.limit(limit)
+    return [instance_rows.to_object(row) for row in session.scalars(query)]
+
+
+def save_state(
+    session: Session,
+    uuid: str,
+    expected_vm_states: VmState | Iterable[VmState],
+    expected_task_states: TaskState | Iterable[TaskState | None] | None,
+    *,
+    method: str = "update",
+    **new: object,
+) -> None:
+    """Compare-and-swap the state columns (and any others given in ``new``)."""
+    vms = _as_set(expected_vm_states)
+    tasks = _as_set(expected_task_states)
+    table = models.Instance
+    task_match = [table.task_state.in_([task for task in tasks if task is not None])]
+    if None in tasks:
+        task_match.append(table.task_state.is_(None))
+    values = {key: _column_value(value) for key, value in new.items()}
+    result = session.execute(
+        sa.update(table)
+        .where(table.uuid == uuid, table.deleted == 0)
+        .where(table.vm_state.in_([vm for vm in vms if vm is not None]), sa.or_(*task_match))
+        .values(**values, updated_at=_now())
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount == 1:  # type: ignore[attr-defined]
+        return
+    current = _row(session, uuid, read_deleted=False)
+    session.refresh(current)
+    attr, state = (
+        ("vm_state", current.vm_state)
+        if current.vm_state not in vms
+        else ("task_state", current.task_state)
+    )
+    raise InstanceInvalidState(attr=attr, instance_uuid=uuid, state=state, method=method)
+
+
+def apply(session: Session, uuid: str, move: Transition, *, method: str = "update") -> None:
+    """``save_state`` for a transition from ``saphira.domain.transitions``."""
+    save_state(
+        session,
+        uuid,
+        move.expected_vm_states,
+        move.expected_task_states,
+        method=method,
+        **move.changes(),
+    )
+
+
+def update(session: Session, uuid: str, **values: object) -> Instance:
+    """Plain columns (name, host, launched_at...); never the state columns."""
+    if _STATE_COLUMNS & values.keys():
+        raise ValueError("state columns change only through save_state")
+    metadata = values.pop("metadata", None)
+    tags = values.pop("tags", None)
+    row = _row(session, uuid, read_deleted=False)
+    for key, value in values.items():
+        setattr(row, key, _column_value(value))
+    row.updated_at = _now()
+    _replace_children(
+        session,
+        uuid,
+        None if metadata is None else dict(metadata),  # type: ignore[call-overload]
+        None if tags is None else list(tags),  # type: ignore[call-overload]
+    )
+    session.flush()
+    session.expire(row)
+    return get(session, uuid)
+
+
+def soft_delete(session: Session, uuid: str) -> None:
+    """Hide the row as Nova does (``deleted = id``), keeping it for changes-since."""
+    row = _row(session, uuid, read_deleted=False)
+    now = _now()
+    row.deleted, row.deleted_at, row.terminated_at, row.updated_at = row.id, now, now, now
+    session.flush()
+
+
+def _row(session: Session, uuid: str, read_deleted: bool) -> models.Instance:
+    query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
+    if not read_deleted:
+        query = query.where(models.Instance.deleted == 0)
+    row = session.scalars(query).one_or_none()
+    if row is None:
+        raise InstanceNotFound(instance_id=uuid)
+    return row
+
+
+def _conditions(filters: InstanceFilters) -> list[sa.ColumnElement[bool]]:
+    t = models.Instance
+    where: list[sa.ColumnElement[bool]] = []
+    if filters.deleted is not None:
+        where.append(t.deleted != 0 if filters.deleted else t.deleted == 0)
+    for column, value in (
+        (t.project_id, filters.project_id),
+        (t.flavorid, filters.flavorid),
+        (t.image_ref, filters.image_ref),
+        (t.host, filters.host),
+    ):
+        if value is not None:
+            where.append(column == value)
+    if filters.name is not None:
+        where.append(t.display_name.regexp_match(filters.name))
+    if filters.vm_states is not None:
+        where.append(t.vm_state.in_([str(state) for state in filters.vm_states]))
+    if filters.task_states is not None:
+        where.append(t.task_state.in_([str(state) for state in filters.task_states]))
+    if filters.changes_since is not None:
+        where.append(t.updated_at >= filters.changes_since)
+    if filters.uuids is not None:
+        where.append(t.uuid.in_(list(filters.uuids)))
+    return where
+
+
+def _after(session: Session, marker: str) -> sa.ColumnElement[bool]:
+    t = models.Instance
+    found = session.execute(sa.select(t.created_at, t.id).where(t.uuid == marker)).one_or_none()
+    if found is None:
+        raise MarkerNotFound(marker=marker)
+    created_at, row_id = found
+    return sa.or_(t.created_at < created_at, sa.and_(t.created_at == created_at, t.id < row_id))
+
+
+def _replace_children(
+    session: Session, uuid: str, metadata: Mapping[str, str] | None, tags: Iterable[str] | None
+) -> None:
+    if metadata is not None:
+        session.execute(
+            sa.delete(models.InstanceMetadata).where(models.InstanceMetadata.instance_uuid == uuid)
+        )
+        session.add_all(
+            models.InstanceMetadata(instance_uuid=uuid, key=key, value=value)
+            for key, value in metadata.items()
+        )
+    if tags is not None:
+        session.execute(sa.delete(models.Tag).where(models.Tag.resource_id == uuid))
+        session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags)))
+    session.flush()
+
+
+def _as_set(value: str | Iterable[str | None] | None) -> set[str | None]:
+    """Plain strings (drivers do not all adapt enum subclasses)."""
+    if value is None or isinstance(value, str):
+        return {None if value is None else str(value)}
+    return {None if item is None else str(item) for item in value}
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _column_value(value: object) -> object:
+    if isinstance(value, str):
+        return str(value)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else value

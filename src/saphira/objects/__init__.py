@@ -1,0 +1,31 @@
+"""Typed records that cross process boundaries (RPC payloads, notifications).
+
+Each is a dataclass with a ``VERSION`` and ``to_primitive``/``from_primitive``
+(see ``base``); none does I/O. The database layer converts rows to these, the
+RPC layer serialises them, agents and drivers only ever see these.
+"""
+
+from saphira.objects.action import InstanceAction, InstanceActionEvent
+from saphira.objects.base import SaphiraObject, from_primitive, registry
+from saphira.objects.compute_node import ComputeNode
+from saphira.objects.fault import InstanceFault
+from saphira.objects.flavor import Flavor
+from saphira.objects.instance import Instance
+from saphira.objects.request_spec import RequestSpec
+from saphira.objects.selection import Selection
+from saphira.objects.service import Service
+
+__all__ = [
+    "ComputeNode",
+    "Flavor",
+    "Instance",
+    "InstanceAction",
+    "InstanceActionEvent",
+    "InstanceFault",
+    "RequestSpec",
+    "SaphiraObject",
+    "Selection",
+    "Service",
+    "from_primitive",
+    "registry",
+]

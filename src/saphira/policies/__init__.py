@@ -1,0 +1,1 @@
+"""Per-API default policy rules as data; saphira.policy registers them all."""

@@ -1,0 +1,42 @@
+"""What crosses the bus: the request context as a dict, payloads as tagged dicts."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import oslo_messaging
+
+from saphira.context import RequestContext
+from saphira.rpc import payload
+
+_FIELDS = {f.name for f in dataclasses.fields(RequestContext)}
+
+
+def context_to_dict(ctxt: RequestContext) -> dict[str, Any]:
+    values = dataclasses.asdict(ctxt)
+    values["roles"] = list(ctxt.roles)
+    return values
+
+
+def context_from_dict(values: dict[str, Any]) -> RequestContext:
+    """Unknown keys are ignored so a newer sender's context still loads."""
+    known = {k: v for k, v in values.items() if k in _FIELDS}
+    known["roles"] = tuple(known.get("roles") or ())
+    return RequestContext(**known)
+
+
+class Serializer(oslo_messaging.Serializer):  # type: ignore[misc]
+    """oslo.messaging serializer for both halves of a message."""
+
+    def serialize_entity(self, ctxt: Any, entity: Any) -> Any:
+        return payload.to_primitive(entity)
+
+    def deserialize_entity(self, ctxt: Any, entity: Any) -> Any:
+        return payload.from_primitive(entity)
+
+    def serialize_context(self, ctxt: RequestContext | dict[str, Any]) -> dict[str, Any]:
+        return ctxt if isinstance(ctxt, dict) else context_to_dict(ctxt)
+
+    def deserialize_context(self, ctxt: dict[str, Any]) -> RequestContext:
+        return context_from_dict(ctxt)

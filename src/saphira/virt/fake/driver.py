@@ -1,0 +1,257 @@
+"""FakeDriver: one simulated hypervisor (host, node) with in-memory guests.
+
+Every operation first asks the shared FaultInjector whether to fail, then
+optionally waits ``delay`` seconds (through an injectable ``sleep``), then
+changes the guest and emits the lifecycle event a real hypervisor would.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Self
+
+from oslo_config import cfg
+
+from saphira.domain.states import PowerState
+from saphira.objects import Flavor, Instance
+from saphira.virt.driver import ComputeDriver
+from saphira.virt.errors import GuestNotFound, VirtError
+from saphira.virt.fake.faults import FaultInjector
+from saphira.virt.fake.guests import FakeGuest
+from saphira.virt.types import (
+    BlockDeviceInfo,
+    HostResources,
+    ImageData,
+    ImageMeta,
+    InstanceInfo,
+    LifecycleTransition,
+    Migration,
+    NetworkInfo,
+    RebootType,
+    SnapshotUpload,
+    VncConsole,
+)
+
+_T = LifecycleTransition
+
+
+class FakeDriver(ComputeDriver):
+    def __init__(
+        self,
+        host: str,
+        node: str,
+        *,
+        resources: tuple[int, int, int] = (8, 16384, 200),
+        faults: FaultInjector | None = None,
+        delay: float = 0.0,
+        console_lines: int = 1000,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        super().__init__(host, node)
+        self.vcpus, self.memory_mb, self.local_gb = resources
+        self.faults = faults if faults is not None else FaultInjector()
+        self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
+        self.guests: dict[str, FakeGuest] = {}
+        self._lock = threading.Lock()
+        self.started = False
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> list[Self]:
+        """One driver per ``[fake_driver] nodes`` entry, sharing one injector."""
+        group = conf.fake_driver
+        faults = FaultInjector.from_conf(conf)
+        return [
+            cls(
+                conf.host,
+                node,
+                resources=(group.vcpus, group.memory_mb, group.local_gb),
+                faults=faults,
+                delay=group.delay,
+                console_lines=group.console_lines,
+            )
+            for node in (group.nodes or [conf.host])
+        ]
+
+    @classmethod
+    def fleet(
+        cls,
+        hosts: list[str],
+        faults: FaultInjector | None = None,
+        resources: tuple[int, int, int] = (8, 16384, 200),
+    ) -> dict[str, Self]:
+        """Many simulated hypervisors in one process (one per host), for scale tests."""
+        shared = faults if faults is not None else FaultInjector()
+        return {host: cls(host, host, resources=resources, faults=shared) for host in hosts}
+
+    # -- host -------------------------------------------------------------
+    def init_host(self) -> None:
+        self.started = True
+
+    def get_available_resource(self) -> HostResources:
+        with self._lock:
+            flavors = [guest.flavor for guest in self.guests.values()]
+        return HostResources(
+            hypervisor_hostname=self.node,
+            vcpus=self.vcpus,
+            memory_mb=self.memory_mb,
+            local_gb=self.local_gb,
+            vcpus_used=sum(f.vcpus for f in flavors),
+            memory_mb_used=sum(f.memory_mb for f in flavors),
+            local_gb_used=sum(f.root_gb + f.ephemeral_gb for f in flavors),
+        )
+
+    def list_instances(self) -> list[str]:
+        with self._lock:
+            return sorted(self.guests)
+
+    def get_info(self, instance: Instance) -> InstanceInfo:
+        self._step("get_info", instance)
+        return InstanceInfo(self._guest(instance).power_state, instance.uuid)
+
+    # -- lifecycle ----------------------------------------------------------
+    def spawn(
+        self,
+        instance: Instance,
+        image_meta: ImageMeta,
+        network_info: NetworkInfo,
+        block_device_info: BlockDeviceInfo | None = None,
+    ) -> None:
+        self._step("spawn", instance)
+        guest = FakeGuest(
+            instance.uuid, instance.name, instance.flavor, image_meta.id, self.console_lines
+        )
+        guest.vifs = [vif.id for vif in network_info]
+        with self._lock:
+            if instance.uuid in self.guests:
+                raise VirtError(host=self.host, reason=f"guest {instance.uuid} already exists")
+            self.guests[instance.uuid] = guest
+        guest.boot()
+        self.emit_event(instance.uuid, _T.STARTED)
+
+    def destroy(self, instance: Instance, network_info: NetworkInfo) -> None:
+        self._step("destroy", instance)
+        with self._lock:
+            gone = self.guests.pop(instance.uuid, None)
+        if gone is not None and gone.power_state is not PowerState.SHUTDOWN:
+            self.emit_event(instance.uuid, _T.STOPPED)
+
+    def power_off(self, instance: Instance, timeout: int = 0) -> None:
+        self._change("power_off", instance, PowerState.SHUTDOWN, _T.STOPPED, "[fake] power down")
+
+    def power_on(self, instance: Instance, network_info: NetworkInfo) -> None:
+        self._step("power_on", instance)
+        self._guest(instance).boot()
+        self.emit_event(instance.uuid, _T.STARTED)
+
+    def reboot(
+        self, instance: Instance, network_info: NetworkInfo, reboot_type: RebootType
+    ) -> None:
+        self._step("reboot", instance)
+        guest = self._guest(instance)
+        guest.say(f"[fake] {reboot_type.value.lower()} reboot")
+        guest.boot()
+        self.emit_event(instance.uuid, _T.STARTED)
+
+    def rebuild(self, instance: Instance, image_meta: ImageMeta, network_info: NetworkInfo) -> None:
+        self._step("rebuild", instance)
+        guest = self._guest(instance)
+        guest.image_id = image_meta.id
+        guest.say(f"[fake] rebuilt from image {image_meta.id}")
+        guest.boot()
+
+    def pause(self, instance: Instance) -> None:
+        self._change("pause", instance, PowerState.PAUSED, _T.PAUSED, "[fake] paused")
+
+    def unpause(self, instance: Instance) -> None:
+        self._change("unpause", instance, PowerState.RUNNING, _T.RESUMED, "[fake] unpaused")
+
+    def suspend(self, instance: Instance) -> None:
+        self._change("suspend", instance, PowerState.SUSPENDED, _T.SUSPENDED, "[fake] suspended")
+
+    def resume(self, instance: Instance, network_info: NetworkInfo) -> None:
+        self._change("resume", instance, PowerState.RUNNING, _T.RESUMED, "[fake] resumed")
+
+    def snapshot(self, instance: Instance, image_id: str, upload: SnapshotUpload) -> None:
+        self._step("snapshot", instance)
+        guest = self._guest(instance)
+        content = f"fake disk of {guest.uuid} from {guest.image_id}\n".encode()
+        upload(ImageData("raw", "bare", [content]))
+        guest.say(f"[fake] snapshot {image_id}")
+
+    # -- consoles -----------------------------------------------------------
+    def get_console_output(self, instance: Instance) -> str:
+        return "".join(line + "\n" for line in self._guest(instance).console)
+
+    def get_vnc_console(self, instance: Instance) -> VncConsole:
+        self._guest(instance)
+        return VncConsole(self.host, 5900 + sorted(self.guests).index(instance.uuid))
+
+    # -- resize ---------------------------------------------------------------
+    def migrate_disk_and_power_off(
+        self, instance: Instance, migration: Migration, flavor: Flavor, timeout: int = 0
+    ) -> None:
+        self._change(
+            "migrate_disk_and_power_off", instance, PowerState.SHUTDOWN, _T.STOPPED,
+            f"[fake] migrating to {migration.dest_host} as {flavor.name}",
+        )  # fmt: skip
+
+    def finish_migration(
+        self,
+        instance: Instance,
+        migration: Migration,
+        image_meta: ImageMeta,
+        network_info: NetworkInfo,
+        power_on: bool,
+    ) -> None:
+        self._step("finish_migration", instance)
+        with self._lock:
+            guest = self.guests.get(instance.uuid)
+            if guest is None:
+                guest = FakeGuest(
+                    instance.uuid, instance.name, migration.new_flavor, image_meta.id,
+                    self.console_lines, PowerState.SHUTDOWN,
+                )  # fmt: skip
+                self.guests[instance.uuid] = guest
+        guest.flavor = migration.new_flavor
+        if power_on:
+            guest.boot()
+            self.emit_event(instance.uuid, _T.STARTED)
+
+    def confirm_migration(self, instance: Instance, migration: Migration) -> None:
+        """On the source: drop the old guest (same host: it is the resized one)."""
+        self._step("confirm_migration", instance)
+        if migration.source_node != migration.dest_node:
+            with self._lock:
+                self.guests.pop(instance.uuid, None)
+
+    def finish_revert_migration(
+        self, instance: Instance, migration: Migration, network_info: NetworkInfo, power_on: bool
+    ) -> None:
+        self._step("finish_revert_migration", instance)
+        guest = self._guest(instance)
+        guest.flavor = migration.old_flavor
+        if power_on:
+            guest.boot()
+            self.emit_event(instance.uuid, _T.STARTED)
+
+    # -- helpers --------------------------------------------------------------
+    def _step(self, operation: str, instance: Instance) -> None:
+        self.faults.check(operation, self.host, instance.display_name, instance.uuid)
+        if self.delay:
+            self._sleep(self.delay)
+
+    def _guest(self, instance: Instance) -> FakeGuest:
+        with self._lock:
+            guest = self.guests.get(instance.uuid)
+        if guest is None:
+            raise GuestNotFound(name=instance.uuid, host=self.host, reason="no such guest")
+        return guest
+
+    def _change(self, op: str, instance: Instance, power: PowerState, event: _T, line: str) -> None:
+        self._step(op, instance)
+        guest = self._guest(instance)
+        guest.power_state = power
+        guest.say(line)
+        self.emit_event(instance.uuid, event)

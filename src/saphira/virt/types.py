@@ -1,0 +1,126 @@
+"""Typed arguments and results of the driver interface (no dicts cross it)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+from collections.abc import Callable, Iterable
+
+from saphira.domain.states import PowerState
+from saphira.objects import Flavor
+
+
+class RebootType(enum.StrEnum):
+    SOFT = "SOFT"
+    HARD = "HARD"
+
+
+@dataclasses.dataclass(frozen=True)
+class HostResources:
+    """What one hypervisor (node) has and uses, for inventory and os-hypervisors."""
+
+    hypervisor_hostname: str
+    vcpus: int
+    memory_mb: int
+    local_gb: int
+    vcpus_used: int = 0
+    memory_mb_used: int = 0
+    local_gb_used: int = 0
+    hypervisor_type: str = "fake"
+    hypervisor_version: int = 1000
+    cpu_info: str = "{}"
+
+
+@dataclasses.dataclass(frozen=True)
+class InstanceInfo:
+    state: PowerState
+    internal_id: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageMeta:
+    id: str
+    name: str = ""
+    disk_format: str = "qcow2"
+    container_format: str = "bare"
+    min_disk: int = 0
+    min_ram: int = 0
+    size: int = 0
+    properties: tuple[tuple[str, str], ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class VIF:
+    """One guest NIC; the network issue fills these in (the plug seam)."""
+
+    id: str
+    address: str
+    network_id: str = ""
+    vif_type: str = "bridge"
+    bridge: str | None = None
+    mtu: int | None = None
+    fixed_ips: tuple[str, ...] = ()
+
+
+NetworkInfo = tuple[VIF, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockDeviceInfo:
+    root_device_name: str | None = None
+    swap_mb: int = 0
+    ephemeral_gb: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageData:
+    """A snapshot's bytes for the image service: what ``snapshot`` uploads."""
+
+    disk_format: str
+    container_format: str
+    chunks: Iterable[bytes]
+
+
+SnapshotUpload = Callable[[ImageData], None]
+
+
+@dataclasses.dataclass(frozen=True)
+class Migration:
+    """A resize between (possibly the same) hosts."""
+
+    uuid: str
+    source_host: str
+    source_node: str
+    dest_host: str
+    dest_node: str
+    old_flavor: Flavor
+    new_flavor: Flavor
+
+
+@dataclasses.dataclass(frozen=True)
+class VncConsole:
+    host: str
+    port: int
+    internal_access_path: str | None = None
+
+
+class LifecycleTransition(enum.StrEnum):
+    STARTED = "started"
+    STOPPED = "stopped"
+    PAUSED = "paused"
+    RESUMED = "resumed"
+    SUSPENDED = "suspended"
+
+
+@dataclasses.dataclass(frozen=True)
+class LifecycleEvent:
+    """The hypervisor saw a guest change on its own or by our hand; the agent's
+    reconcile decides what it means (events only wake it)."""
+
+    instance_uuid: str
+    transition: LifecycleTransition
+    at: dt.datetime
+
+
+EventListener = Callable[[LifecycleEvent], None]

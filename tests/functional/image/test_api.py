@@ -1,0 +1,105 @@
+"""The Glance v2 API beyond the CLI: patch, lists, members, actions, import."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.functional.cloud import Cloud
+from tests.functional.image.helpers import ImageClient, qcow2
+
+PATCH = {"Content-Type": "application/openstack-images-v2.1-json-patch"}
+
+
+def test_json_patch(cloud: Cloud) -> None:
+    client = ImageClient(cloud, "admin")
+    image = client.create(name="p", disk_format="raw", kernel_id=None)
+    path = f"/v2/images/{image['id']}"
+    ops = [
+        {"op": "add", "path": "/hw_scsi_model", "value": "virtio-scsi"},
+        {"op": "replace", "path": "/name", "value": "q"},
+        {"op": "add", "path": "/tags", "value": ["a", "b"]},
+    ]
+    patched = client("PATCH", path, json=ops, headers=PATCH)
+    assert patched.status_code == 200, patched.text
+    body = patched.json()
+    assert (body["name"], body["hw_scsi_model"], body["tags"]) == ("q", "virtio-scsi", ["a", "b"])
+    removed = client(
+        "PATCH", path, json=[{"op": "remove", "path": "/hw_scsi_model"}], headers=PATCH
+    )
+    assert "hw_scsi_model" not in removed.json()
+    assert client("PATCH", path, json=ops).status_code == 415
+    read_only = [{"op": "replace", "path": "/status", "value": "active"}]
+    assert client("PATCH", path, json=read_only, headers=PATCH).status_code == 403
+    missing = [{"op": "remove", "path": "/nope"}]
+    assert client("PATCH", path, json=missing, headers=PATCH).status_code == 409
+    bad = [{"op": "replace", "path": "/disk_format", "value": "floppy"}]
+    assert client("PATCH", path, json=bad, headers=PATCH).status_code == 400
+
+
+def test_list_filters_and_paging(cloud: Cloud) -> None:
+    client = ImageClient(cloud, "admin")
+    made = [client.create(name=f"page-{i}", disk_format="raw", tags=["paged"]) for i in range(5)]
+    ids = {image["id"] for image in made}
+    seen: list[str] = []
+    url = "/v2/images?tag=paged&limit=2&sort=name:asc"
+    while url:
+        page = client("GET", url).json()
+        seen += [image["id"] for image in page["images"]]
+        url = page.get("next", "")
+    assert seen == [image["id"] for image in made]
+    some = ",".join(sorted(ids)[:2])
+    found = client("GET", f"/v2/images?id=in:{some}").json()["images"]
+    assert {i["id"] for i in found} == set(some.split(","))
+    assert client("GET", "/v2/images?sort_key=bogus").status_code == 400
+    assert client("GET", "/v2/images?marker=nope").status_code == 400
+
+
+def test_member_accepts_shared_image(cloud: Cloud) -> None:
+    admin, demo = ImageClient(cloud, "admin"), ImageClient(cloud, "demo")
+    image = admin.create(name="to-share", disk_format="raw")
+    demo_project = demo("GET", "/v2/images").request.headers  # any call: the token is valid
+    assert demo_project is not None
+    project = cloud.openstack("project", "show", "demo", "-f", "json")["id"]
+    added = admin("POST", f"/v2/images/{image['id']}/members", json={"member": project})
+    assert added.json()["status"] == "pending"
+    again = admin("POST", f"/v2/images/{image['id']}/members", json={"member": project})
+    assert again.status_code == 409
+    listed = demo("GET", "/v2/images").json()["images"]
+    assert image["id"] not in [i["id"] for i in listed]  # pending: not listed by default
+    url = f"/v2/images/{image['id']}/members/{project}"
+    assert demo("PUT", url, json={"status": "accepted"}).json()["status"] == "accepted"
+    listed = demo("GET", "/v2/images").json()["images"]
+    assert image["id"] in [i["id"] for i in listed]
+    assert demo("DELETE", f"/v2/images/{image['id']}").status_code == 403
+
+
+def test_deactivate_and_import(cloud: Cloud, tmp_path: Path) -> None:
+    client = ImageClient(cloud, "admin")
+    info = client("GET", "/v2/info/import").json()
+    assert info["import-methods"]["value"] == ["glance-direct"]
+    image = client.create(name="imported", disk_format="qcow2")
+    data = qcow2(tmp_path / "d.qcow2").read_bytes()
+    staged = client("PUT", f"/v2/images/{image['id']}/stage", data=data,
+                    headers={"Content-Type": "application/octet-stream"})  # fmt: skip
+    assert staged.status_code == 204, staged.text
+    assert client.show(image["id"])["status"] == "uploading"
+    body = {"method": {"name": "glance-direct"}}
+    assert client("POST", f"/v2/images/{image['id']}/import", json=body).status_code == 202
+    assert client.show(image["id"])["status"] == "active"
+    action = f"/v2/images/{image['id']}/actions"
+    assert client("POST", f"{action}/deactivate").status_code == 204
+    assert client.show(image["id"])["status"] == "deactivated"
+    demo = ImageClient(cloud, "demo")
+    assert demo("GET", f"/v2/images/{image['id']}").status_code == 404
+    assert client("POST", f"{action}/reactivate").status_code == 204
+    assert client("GET", f"/v2/images/{image['id']}/file").content == data
+
+
+def test_versions_and_schemas(cloud: Cloud) -> None:
+    client = ImageClient(cloud, "admin")
+    root = client.http.get(client.base + "/", headers={"X-Auth-Token": ""}, timeout=30)
+    assert root.status_code == 300
+    assert root.json()["versions"][0]["status"] == "CURRENT"
+    schema = client("GET", "/v2/schemas/image").json()
+    assert schema["name"] == "image" and "disk_format" in schema["properties"]
+    assert client("GET", "/v2/schemas/images").json()["name"] == "images"

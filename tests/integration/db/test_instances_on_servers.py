@@ -1,0 +1,57 @@
+"""The instances repository on real PostgreSQL and MariaDB: schema, regex
+filters, and threads racing one compare-and-swap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy.orm import Session
+
+from saphira.db.cell import instances
+from saphira.db.cell.instances import InstanceFilters
+from saphira.db.cell.models import Base
+from saphira.db.engine import make_engine
+from saphira.domain.table import Action
+from tests.integration.db.conftest import CreateDatabase
+from tests.unit.db.instance_helpers import active, make, migrated, race
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def engine(create_database: CreateDatabase, prefix: str) -> Iterator[sa.Engine]:
+    engine = migrated(make_engine(create_database(prefix)))
+    yield engine
+    engine.dispose()
+
+
+def test_schema_matches_models(engine: sa.Engine) -> None:
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+
+
+def test_round_trip_and_regex_filter(engine: sa.Engine) -> None:
+    with Session(engine) as session, session.begin():
+        made = make("web-1", metadata={"k": "v"}, tags=["t"], user_data="x" * 70000)
+        instances.create(session, made)
+        instances.create(session, make("db-1"))
+    with Session(engine) as session:
+        stored = instances.get(session, made.uuid)
+        assert (stored.metadata, stored.tags, stored.user_data) == (
+            {"k": "v"}, ["t"], made.user_data,
+        )  # fmt: skip
+        found = instances.list_instances(session, InstanceFilters(name="^we.-[0-9]$"))
+        assert [i.uuid for i in found] == [made.uuid]
+
+
+@pytest.mark.parametrize("runners", [2, 8])
+def test_racing_threads_exactly_one_wins(engine: sa.Engine, runners: int) -> None:
+    with Session(engine) as session, session.begin():
+        inst = active(session, make())
+    outcomes = race(engine, inst.uuid, Action.STOP, runners)
+    assert outcomes.count("won") == 1
+    assert outcomes.count("lost: task_state=powering-off") == runners - 1

@@ -1,0 +1,84 @@
+"""A private RabbitMQ node for tests that restart the broker.
+
+Its own node name, data directory, ports and cookie (HOME) under a tmp dir,
+so stopping it never touches the broker the test command started.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import uuid
+from pathlib import Path
+
+SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+CTL = "/usr/lib/rabbitmq/bin/rabbitmqctl"
+
+
+def available() -> bool:
+    return os.path.exists(SERVER) and shutil.which("erl") is not None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class PrivateBroker:
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.node = f"saphira-{uuid.uuid4().hex[:8]}@localhost"
+        self.port = _free_port()
+        (base / "home").mkdir(parents=True)
+        (base / "enabled_plugins").write_text("[].\n")
+        (base / "env.conf").write_text("")
+        self.env = {
+            **os.environ,
+            "HOME": str(base / "home"),
+            "RABBITMQ_NODENAME": self.node,
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_NODE_PORT": str(self.port),
+            "RABBITMQ_DIST_PORT": str(_free_port()),
+            "RABBITMQ_MNESIA_BASE": str(base / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(base / "log"),
+            "RABBITMQ_PID_FILE": str(base / "rabbit.pid"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(base / "enabled_plugins"),
+            "RABBITMQ_CONF_ENV_FILE": str(base / "env.conf"),
+            "RABBITMQ_CONFIG_FILE": str(base / "rabbitmq"),
+        }
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"rabbit://guest:guest@127.0.0.1:{self.port}/"
+
+    def _ctl(self, *args: str) -> None:
+        subprocess.run([CTL, "-n", self.node, *args], env=self.env, check=True, capture_output=True)
+
+    def start(self) -> None:
+        with open(self.base / "server.log", "ab") as log:
+            self.process = subprocess.Popen(
+                [SERVER], env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self._ctl("wait", "--timeout", "120", str(self.base / "rabbit.pid"))
+        self._ctl("await_startup")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        try:
+            self._ctl("shutdown")
+        finally:
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()

@@ -1,0 +1,171 @@
+"""The fake driver as a product: lifecycle, resources, consoles, resize,
+events, fault injection and many hypervisors in one process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from saphira import conf as saphira_conf
+from saphira.domain.states import PowerState
+from saphira.exception import ConfigError
+from saphira.objects import Flavor, Instance
+from saphira.virt import loader
+from saphira.virt.errors import GuestNotFound, InjectedFault, VirtError
+from saphira.virt.fake import FakeDriver, FaultInjector
+from saphira.virt.types import (
+    VIF,
+    ImageData,
+    ImageMeta,
+    LifecycleEvent,
+    LifecycleTransition,
+    Migration,
+    RebootType,
+)
+
+TINY = Flavor("1", "m1.tiny", 1, 512, 1)
+SMALL = Flavor("2", "m1.small", 2, 2048, 20)
+IMAGE = ImageMeta("img-1", "tiny")
+NICS = (VIF("port-1", "fa:16:3e:00:00:01"),)
+
+
+def _instance(uuid: str = "u-1", name: str = "vm") -> Instance:
+    return Instance(uuid, "p", "u", TINY, display_name=name, id=1)
+
+
+def _power(driver: FakeDriver, inst: Instance) -> PowerState:
+    return driver.get_info(inst).state
+
+
+def test_lifecycle_walks_power_states_and_emits_events() -> None:
+    driver = FakeDriver("h1", "h1")
+    events: list[LifecycleEvent] = []
+    driver.register_event_listener(events.append)
+    driver.init_host()
+    inst = _instance()
+    driver.spawn(inst, IMAGE, NICS)
+    assert driver.list_instances() == ["u-1"] and _power(driver, inst) is PowerState.RUNNING
+    steps: list[tuple[Callable[[], None], PowerState]] = [
+        (lambda: driver.power_off(inst, timeout=5), PowerState.SHUTDOWN),
+        (lambda: driver.power_on(inst, NICS), PowerState.RUNNING),
+        (lambda: driver.pause(inst), PowerState.PAUSED),
+        (lambda: driver.unpause(inst), PowerState.RUNNING),
+        (lambda: driver.suspend(inst), PowerState.SUSPENDED),
+        (lambda: driver.resume(inst, NICS), PowerState.RUNNING),
+        (lambda: driver.reboot(inst, NICS, RebootType.HARD), PowerState.RUNNING),
+    ]
+    for call, power in steps:
+        call()
+        assert _power(driver, inst) is power
+    names = [e.transition.value for e in events]
+    assert names == [
+        "started", "stopped", "started", "paused", "resumed", "suspended", "resumed", "started",
+    ]  # fmt: skip
+    assert all(isinstance(e.transition, LifecycleTransition) for e in events)
+    driver.destroy(inst, NICS)
+    driver.destroy(inst, NICS)  # idempotent
+    assert driver.list_instances() == []
+    with pytest.raises(GuestNotFound):
+        driver.get_info(inst)
+
+
+def test_resources_count_guests_and_spawning_twice_fails() -> None:
+    driver = FakeDriver("h1", "n1", resources=(4, 4096, 50))
+    driver.spawn(_instance("a"), IMAGE, ())
+    driver.spawn(Instance("b", "p", "u", SMALL), IMAGE, ())
+    res = driver.get_available_resource()
+    assert (res.hypervisor_hostname, res.vcpus, res.memory_mb, res.local_gb) == ("n1", 4, 4096, 50)
+    assert (res.vcpus_used, res.memory_mb_used, res.local_gb_used) == (3, 2560, 21)
+    with pytest.raises(VirtError, match="already exists"):
+        driver.spawn(_instance("a"), IMAGE, ())
+
+
+def test_console_rebuild_and_snapshot() -> None:
+    driver = FakeDriver("h1", "h1", console_lines=4)
+    inst = _instance()
+    driver.spawn(inst, IMAGE, ())
+    assert driver.get_console_output(inst).splitlines()[-1] == "instance-00000001 login:"
+    driver.rebuild(inst, ImageMeta("img-2"), ())
+    log = driver.get_console_output(inst).splitlines()
+    assert len(log) == 4 and "image img-2" in log[1]
+    uploads: list[ImageData] = []
+    driver.snapshot(inst, "snap-1", uploads.append)
+    assert b"".join(uploads[0].chunks).startswith(b"fake disk of u-1 from img-2")
+    assert driver.get_vnc_console(inst).port == 5900
+
+
+def test_resize_between_hosts_then_confirm_or_revert() -> None:
+    src, dst = FakeDriver.fleet(["src", "dst"]).values()
+    inst = _instance()
+    move = Migration("m-1", "src", "src", "dst", "dst", TINY, SMALL)
+    src.spawn(inst, IMAGE, ())
+    src.migrate_disk_and_power_off(inst, move, SMALL)
+    assert _power(src, inst) is PowerState.SHUTDOWN
+    dst.finish_migration(inst, move, IMAGE, (), power_on=True)
+    assert dst.get_available_resource().vcpus_used == 2
+    dst.destroy(inst, ())  # revert: drop the new guest, restart the old one
+    src.finish_revert_migration(inst, move, (), power_on=True)
+    assert _power(src, inst) is PowerState.RUNNING
+    assert src.get_available_resource().vcpus_used == 1
+    src.migrate_disk_and_power_off(inst, move, SMALL)
+    dst.finish_migration(inst, move, IMAGE, (), power_on=False)
+    src.confirm_migration(inst, move)
+    assert (src.list_instances(), dst.list_instances()) == ([], ["u-1"])
+    assert _power(dst, inst) is PowerState.SHUTDOWN
+
+
+def test_faults_by_host_instance_and_count() -> None:
+    faults = FaultInjector()
+    fleet = FakeDriver.fleet([f"h{i}" for i in range(100)], faults=faults)
+    faults.fail("spawn", hosts=["h3"])
+    faults.fail("power_off", instances=["doomed"], times=2, reason="disk on fire")
+    with pytest.raises(InjectedFault, match="spawn of vm on h3"):
+        fleet["h3"].spawn(_instance(), IMAGE, ())
+    assert fleet["h3"].list_instances() == []
+    fleet["h4"].spawn(_instance(), IMAGE, ())
+    doomed = _instance("u-2", "doomed")
+    fleet["h4"].spawn(doomed, IMAGE, ())
+    for _ in range(2):
+        with pytest.raises(InjectedFault, match="disk on fire"):
+            fleet["h4"].power_off(doomed)
+    fleet["h4"].power_off(doomed)  # the third call works
+    assert faults.injected == [("spawn", "h3", "u-1"), *[("power_off", "h4", "u-2")] * 2]
+    faults.clear()
+    fleet["h3"].spawn(_instance(), IMAGE, ())
+    with pytest.raises(ValueError):
+        faults.fail("fly")
+
+
+def test_delay_goes_through_the_injected_sleep() -> None:
+    slept: list[float] = []
+    driver = FakeDriver("h1", "h1", delay=0.25, sleep=slept.append)
+    driver.spawn(_instance(), IMAGE, ())
+    assert slept == [0.25]
+
+
+def test_loader_builds_nodes_and_faults_from_conf(tmp_path: Path) -> None:
+    conf = saphira_conf.load(
+        overrides={
+            "DEFAULT": {"host": "cmp1", "state_path": str(tmp_path)},
+            "fake_driver": {
+                "nodes": ["cmp1-a", "cmp1-b"],
+                "vcpus": 2,
+                "fail_spawn_hosts": ["cmp1"],
+            },
+        }
+    )
+    drivers = loader.load_drivers(conf)
+    assert [(d.host, d.node) for d in drivers] == [("cmp1", "cmp1-a"), ("cmp1", "cmp1-b")]
+    assert drivers[0].get_available_resource().vcpus == 2
+    with pytest.raises(InjectedFault, match="configuration"):
+        drivers[1].spawn(_instance(), IMAGE, ())
+
+
+def test_loader_names_what_is_wrong() -> None:
+    assert loader.driver_class("fake.FakeDriver") is FakeDriver
+    with pytest.raises(ConfigError, match=r"unknown driver 'vmware\.VMwareVCDriver'"):
+        loader.driver_class("vmware.VMwareVCDriver")
+    with pytest.raises(ConfigError, match=r"libvirt\.LibvirtDriver is not available here"):
+        loader.driver_class("libvirt.LibvirtDriver")
