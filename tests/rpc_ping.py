@@ -17,16 +17,15 @@ from typing import Any, ClassVar
 from saphira import exception
 from saphira.conf import make_conf
 from saphira.context import RequestContext
-from saphira.rpc import payload
+from saphira.objects.base import SaphiraObject
 from saphira.rpc.client import RPCAPI
 from saphira.rpc.server import Server, endpoint_target, start_server
 
 TOPIC = "ping"
 
 
-@payload.register
 @dataclasses.dataclass
-class Pair:
+class Pair(SaphiraObject):
     VERSION: ClassVar[str] = "1.0"
     left: int
     right: int
