@@ -14,7 +14,6 @@ store_group = cfg.OptGroup("glance_store", help="Where image data is stored.")
 staging_group = cfg.OptGroup(
     "os_glance_staging_store", help="Where the interoperable import stages data."
 )
-database_group = cfg.OptGroup("image_database", help="The image database.")
 
 FORMATS = ["ami", "ari", "aki", "vhd", "vhdx", "vmdk", "raw", "qcow2", "vdi", "iso", "ploop"]
 CONTAINERS = ["ami", "ari", "aki", "bare", "ovf", "ova", "docker", "compressed"]
@@ -79,21 +78,10 @@ staging_opts: list[cfg.Opt] = [
     ),
 ]
 
-database_opts: list[cfg.Opt] = [
-    cfg.StrOpt(
-        "connection",
-        secret=True,
-        help="SQLAlchemy URL of the image database, e.g. mysql+pymysql://glance:PASS@"
-        "controller/glance. Empty: sqlite:///$state_path/glance.sqlite.",
-    ),
-    cfg.IntOpt("connect_timeout", default=10, min=1, help="Seconds to wait for a connection."),
-]
-
 
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
     return [
         (api_group, api_opts),
         (store_group, store_opts),
         (staging_group, staging_opts),
-        (database_group, database_opts),
     ]

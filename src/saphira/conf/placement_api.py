@@ -9,7 +9,6 @@ from __future__ import annotations
 from oslo_config import cfg
 
 group = cfg.OptGroup("placement_api", help="The placement service (Placement API).")
-database_group = cfg.OptGroup("placement_database", help="The placement database.")
 
 opts: list[cfg.Opt] = [
     cfg.PortOpt("port", default=8778, help="Port of the placement API (before port_offset)."),
@@ -28,17 +27,6 @@ opts: list[cfg.Opt] = [
     ),
 ]
 
-database_opts: list[cfg.Opt] = [
-    cfg.StrOpt(
-        "connection",
-        secret=True,
-        help="SQLAlchemy URL of the placement database, e.g. "
-        "mysql+pymysql://placement:PASS@controller/placement. "
-        "Empty: sqlite:///$state_path/placement.sqlite.",
-    ),
-    cfg.IntOpt("connect_timeout", default=10, min=1, help="Seconds to wait for a connection."),
-]
-
 
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
-    return [(group, opts), (database_group, database_opts)]
+    return [(group, opts)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import datetime as dt
 import os
 import stat
@@ -38,9 +40,13 @@ def test_payload_round_trip(tmp_path: Path) -> None:
     repo.setup()
     provider = TokenProvider(repo)
     payload = _payload()
+    payload = dataclasses.replace(payload, user_id="user-id-that-must-not-show-in-the-token")
     token = provider.issue(payload)
     assert provider.decode(token) == payload
-    assert "u1" not in token  # encrypted, not only signed
+    # Encrypted, not only signed: neither the id nor its base64 form appears.
+    # (A short id such as "u1" would turn up in random base64 now and then.)
+    for form in (payload.user_id, base64.urlsafe_b64encode(payload.user_id.encode()).decode()):
+        assert form[:20] not in token
 
 
 def test_rotation_keeps_previous_tokens_until_key_drops_out(tmp_path: Path) -> None:

@@ -19,25 +19,20 @@ from sqlalchemy.orm import Session
 
 from saphira.db import migration
 from saphira.db.engine import check_connection, describe_error, make_engine, mask_url
+from saphira.db.urls import database_url
 from saphira.exception import DatabaseError
 
 _SYNC_HINT = {"api": "saphira-manage api_db sync", "cell": "saphira-manage db sync"}
 
 
-def _sqlite_default(conf: cfg.ConfigOpts, filename: str) -> str:
-    return "sqlite:///" + os.path.join(os.path.abspath(conf.state_path), filename)
-
-
 def api_url(conf: cfg.ConfigOpts) -> str:
     """[api_database] connection, or sqlite:///$state_path/nova_api.sqlite."""
-    url: str | None = conf.api_database.connection
-    return url or _sqlite_default(conf, "nova_api.sqlite")
+    return database_url(conf, "api_database")
 
 
 def cell_url(conf: cfg.ConfigOpts) -> str:
     """[database] connection, or sqlite:///$state_path/nova.sqlite."""
-    url: str | None = conf.database.connection
-    return url or _sqlite_default(conf, "nova.sqlite")
+    return database_url(conf, "database")
 
 
 def cell0_url(url: str) -> str:

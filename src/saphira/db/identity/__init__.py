@@ -7,28 +7,18 @@ API database or at a separate one, as Keystone and Nova are separate.
 
 from __future__ import annotations
 
-import os
-
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
-from saphira.db import migration
-from saphira.db.engine import make_engine
-
-SQLITE_NAME = "keystone.sqlite"
+from saphira.db import migration, urls
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:
-    """[identity_database] connection, or the embedded SQLite file under state_path."""
-    url: str | None = conf.identity_database.connection
-    if url:
-        return url
-    path = os.path.join(os.path.abspath(conf.state_path), SQLITE_NAME)
-    return f"sqlite:///{path}"
+    return urls.database_url(conf, "identity_database")
 
 
 def make_identity_engine(conf: cfg.ConfigOpts) -> Engine:
-    return make_engine(database_url(conf), connect_timeout=conf.identity_database.connect_timeout)
+    return urls.make_group_engine(conf, "identity_database")
 
 
 def sync(engine: Engine) -> None:

@@ -9,7 +9,6 @@ another thread wrote in between, whatever the busy timeout.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,23 +17,15 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from saphira.db import migration
-from saphira.db.engine import make_engine
-
-SQLITE_NAME = "placement.sqlite"
+from saphira.db import migration, urls
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:
-    """[placement_database] connection, or the embedded SQLite file under state_path."""
-    url: str | None = conf.placement_database.connection
-    if url:
-        return url
-    path = os.path.join(os.path.abspath(conf.state_path), SQLITE_NAME)
-    return f"sqlite:///{path}"
+    return urls.database_url(conf, "placement_database")
 
 
 def make_placement_engine(conf: cfg.ConfigOpts) -> Engine:
-    return make_engine(database_url(conf), connect_timeout=conf.placement_database.connect_timeout)
+    return urls.make_group_engine(conf, "placement_database")
 
 
 def sync(engine: Engine) -> None:
