@@ -148,3 +148,14 @@ class RPCPinnedToOldVersion(SaphiraError):
     """A call needs a newer RPC interface version than the configured cap allows."""
 
     msg_fmt = "%(method)s needs RPC version %(version)s; %(topic)s is pinned to %(cap)s."
+
+
+class NoValidHost(SaphiraError):
+    """The scheduler found no host for a request; ``reason`` names, per host, who refused.
+
+    Nova's wording, plus the detail Nova keeps to itself. It crosses the bus as
+    itself (saphira.exception is an allowed remote module): the receiver gets
+    ``NoValidHost(message, reason=...)`` back with the same ``.message``.
+    """
+
+    msg_fmt = "No valid host was found. %(reason)s"

@@ -19,6 +19,7 @@ from saphira.context import RequestContext
 from saphira.exception import Forbidden
 from saphira.policies import compute as compute_policies
 from saphira.policies import placement as placement_policies
+from saphira.policies import servers as server_policies
 
 SCOPES = ["system", "domain", "project"]
 
@@ -108,6 +109,7 @@ def list_rules() -> list[policy.RuleDefault]:
         *documented,
         *compute_policies.list_rules(),
         *placement_policies.list_rules(),
+        *server_policies.list_rules(),
     ]
 
 

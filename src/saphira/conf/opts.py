@@ -9,11 +9,13 @@ from saphira.conf import (
     compute_host,
     database,
     default,
+    engine,
     identity,
     image,
     keystone_authtoken,
     messaging,
     placement_api,
+    scheduler,
     services,
 )
 
@@ -28,6 +30,8 @@ _MODULES = (
     compute,
     compute_host,
     messaging,
+    scheduler,
+    engine,
 )
 
 

@@ -165,6 +165,11 @@ class PlacementClient:
                     raise
         raise AssertionError("unreachable")
 
+    def get_inventories(self, provider_uuid: str) -> dict[str, dict[str, Any]]:
+        """The provider's inventory records by resource class (total, reserved, ratio...)."""
+        data = self._call("GET", f"/resource_providers/{provider_uuid}/inventories")
+        return dict(data["inventories"])
+
     def usages(self, provider_uuid: str) -> dict[str, int]:
         return dict(self._call("GET", f"/resource_providers/{provider_uuid}/usages")["usages"])
 

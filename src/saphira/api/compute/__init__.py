@@ -1,4 +1,4 @@
-"""The Nova v2.1 compute API (port 8774): everything but servers, so far.
+"""The Nova v2.1 compute API (port 8774).
 
 ``build_app(conf)`` is the service as one WSGI callable: the version
 documents are public, every other path goes through token validation
@@ -18,9 +18,13 @@ from saphira.api.compute import (
     flavor_extras,
     flavors,
     hypervisors,
+    instance_actions,
     keypairs,
     quotas,
+    server_actions,
     server_groups,
+    server_metadata,
+    servers,
     services,
     versions,
 )
@@ -56,6 +60,10 @@ def build_compute_app(state: ComputeState) -> ComputeApp:
         *availability_zones.routes(),
         *services.routes(),
         *hypervisors.routes(),
+        *servers.routes(),
+        *server_actions.routes(),
+        *server_metadata.routes(),
+        *instance_actions.routes(),
     ]
     return ComputeApp(rules, state)
 

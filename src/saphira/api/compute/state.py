@@ -16,6 +16,7 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from saphira.api.compute.backend import HttpImages, Images, RpcBackend, ServerBackend
 from saphira.db.api import connect
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping
@@ -37,13 +38,29 @@ class ComputeState:
     api_engine: Engine
     enforcer: Enforcer
     quota: QuotaEngine
+    # The conductor/compute bus and the image service (tests swap these in).
+    backend: ServerBackend | None = None
+    images: Images | None = None
     _cells: dict[str, Engine] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> ComputeState:
         engine = make_engine(connect.api_url(conf), connect_timeout=conf.database.connect_timeout)
-        return cls(conf, engine, Enforcer(conf), QuotaEngine.from_conf(conf))
+        return cls(
+            conf, engine, Enforcer(conf), QuotaEngine.from_conf(conf),
+            backend=RpcBackend(conf), images=HttpImages(conf),
+        )  # fmt: skip
+
+    @property
+    def servers(self) -> ServerBackend:
+        assert self.backend is not None, "no server backend configured"
+        return self.backend
+
+    @property
+    def image_service(self) -> Images:
+        assert self.images is not None, "no image service configured"
+        return self.images
 
     def cells(self, session: Session, *, with_cell0: bool = False) -> list[CellRef]:
         rows = session.scalars(sa.select(CellMapping).order_by(CellMapping.id)).all()

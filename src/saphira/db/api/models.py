@@ -226,3 +226,19 @@ class RequestSpec(TimestampMixin, Base):
     spec: Mapped[str] = mapped_column(sa.Text)  # JSON
     vcpus: Mapped[int] = mapped_column(default=0)
     memory_mb: Mapped[int] = mapped_column(default=0)
+
+
+# --- Servers (api_0003): Nova's build requests. A server exists here, as the
+# serialized Instance, from the API's accept until the conductor has created
+# its row in a cell; list/show/delete read it meanwhile.
+
+
+class BuildRequest(TimestampMixin, Base):
+    __tablename__ = "build_requests"
+    __table_args__ = (sa.Index("build_requests_project_id_idx", "project_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    instance_uuid: Mapped[str] = mapped_column(UUID, unique=True)
+    project_id: Mapped[str] = mapped_column(sa.String(255))
+    instance: Mapped[str] = mapped_column(sa.Text)  # Instance.to_primitive() as JSON
+    block_device_mappings: Mapped[str | None] = mapped_column(sa.Text)  # JSON list

@@ -1,0 +1,131 @@
+"""/servers/{id}/os-instance-actions (with events for admins / 2.51) and
+/os-server-external-events (cast to the instance's host)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import sqlalchemy as sa
+from werkzeug.routing import Rule
+from werkzeug.wrappers import Response
+
+from saphira.api.compute import server_lookup
+from saphira.api.compute.app import Call, route
+from saphira.api.compute.server_views import allowed, timestamp
+from saphira.api.wsgi import json_response
+from saphira.db.cell import models
+from saphira.exception import InstanceNotFound, NotFound
+
+
+def _action(call: Call, row: models.InstanceAction) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "action": row.action, "instance_uuid": row.instance_uuid, "request_id": row.request_id,
+        "user_id": row.user_id, "project_id": row.project_id,
+        "start_time": timestamp(row.start_time), "message": row.message,
+    }  # fmt: skip
+    if call.at_least("2.58"):
+        body["updated_at"] = timestamp(row.updated_at or row.start_time)
+    return body
+
+
+def _event(
+    call: Call, row: models.InstanceActionEvent, admin: bool, project: str
+) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "event": row.event, "start_time": timestamp(row.start_time),
+        "finish_time": timestamp(row.finish_time), "result": row.result,
+    }  # fmt: skip
+    if admin:
+        body["traceback"] = row.traceback
+    if call.at_least("2.62"):
+        if admin:
+            body["host"] = row.host or ""
+        body["hostId"] = hashlib.sha224((project + (row.host or "")).encode()).hexdigest()
+    if call.at_least("2.84") and admin:
+        body["details"] = row.details
+    return body
+
+
+def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
+    found = server_lookup.locate(call, server_id)
+    call.enforce(rule, {"project_id": found.instance.project_id,
+                        "user_id": found.instance.user_id})  # fmt: skip
+    if found.cell is None:
+        raise InstanceNotFound(instance_id=server_id)
+    return found
+
+
+def index(call: Call, server_id: str) -> Response:
+    found = _placed(call, server_id, "os_compute_api:os-instance-actions:list")
+    table = models.InstanceAction
+    with server_lookup.cell_session(call, found) as session:
+        rows = session.scalars(sa.select(table).filter_by(instance_uuid=server_id, deleted=0)
+                               .order_by(table.start_time.desc(), table.id.desc()))  # fmt: skip
+        actions = [_action(call, row) for row in rows]
+    return json_response({"instanceActions": actions})
+
+
+def show(call: Call, server_id: str, request_id: str) -> Response:
+    found = _placed(call, server_id, "os_compute_api:os-instance-actions:show")
+    table, events = models.InstanceAction, models.InstanceActionEvent
+    with server_lookup.cell_session(call, found) as session:
+        row = session.scalars(sa.select(table).filter_by(
+            instance_uuid=server_id, request_id=request_id, deleted=0)).first()  # fmt: skip
+        if row is None:
+            raise NotFound(f"Action for request_id {request_id} on instance {server_id} not "
+                           "found")  # fmt: skip
+        body = _action(call, row)
+        admin = allowed(call, "os_compute_api:os-instance-actions:events")
+        if admin or call.at_least("2.51"):
+            found_events = session.scalars(sa.select(events).filter_by(action_id=row.id)
+                                           .order_by(events.start_time, events.id))  # fmt: skip
+            body["events"] = [_event(call, event, admin, row.project_id) for event in found_events]
+    return json_response({"instanceAction": body})
+
+
+_EVENTS = {"network-changed", "network-vif-plugged", "network-vif-unplugged",
+           "network-vif-deleted", "volume-extended", "power-update",
+           "accelerator-request-bound", "volume-reimaged"}  # fmt: skip
+
+
+def external_events(call: Call) -> Response:
+    call.enforce("os_compute_api:os-server-external-events:create")
+    item = {
+        "type": "object",
+        "required": ["name", "server_uuid"],
+        "properties": {
+            "name": {"type": "string", "enum": sorted(_EVENTS)},
+            "server_uuid": {"type": "string"},
+            "tag": {"type": "string"},
+            "status": {"type": "string", "enum": ["failed", "completed", "in-progress"]},
+        },
+    }
+    data = call.body({"type": "object", "required": ["events"], "properties": {
+        "events": {"type": "array", "minItems": 1, "items": item}}})  # fmt: skip
+    results, accepted = [], False
+    for event in data["events"]:
+        result = {**event, "status": event.get("status", "completed")}
+        try:
+            found = server_lookup.locate(call, event["server_uuid"])
+        except InstanceNotFound:
+            results.append({**result, "code": 404})
+            continue
+        host = found.instance.host
+        if not host:
+            results.append({**result, "code": 422})
+            continue
+        call.state.servers.cast(call.context, host, "external_instance_event",
+                                events=[result])  # fmt: skip
+        results.append({**result, "code": 200})
+        accepted = True
+    return json_response({"events": results}, status=200 if accepted else 404)
+
+
+def routes() -> list[Rule]:
+    base = "/servers/<server_id>/os-instance-actions"
+    return [
+        *route(base, ["GET"], index),
+        *route(f"{base}/<request_id>", ["GET"], show),
+        *route("/os-server-external-events", ["POST"], external_events),
+    ]

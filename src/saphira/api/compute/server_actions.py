@@ -1,0 +1,238 @@
+"""POST /servers/{id}/action: check the table, CAS the state, record, cast.
+
+Every action follows one path (``_run``): the transition table decides
+whether the instance may do it now (409 naming the current state, Nova's
+words), the compare-and-swap makes that decision stick against concurrent
+requests, an instance action records the request id, then the compute host
+(or the conductor, for resize) is told.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from werkzeug.routing import Rule
+from werkzeug.wrappers import Response
+
+from saphira.api.compute import server_create, server_lookup, server_schemas
+from saphira.api.compute import server_views as views
+from saphira.api.compute.app import Call, min_version, route
+from saphira.api.wsgi import json_response
+from saphira.db.api.quota import Scope
+from saphira.db.cell import instances
+from saphira.domain import transitions
+from saphira.domain.table import Action
+from saphira.exception import BadRequest, Conflict, NotFound
+from saphira.objects import RequestSpec
+
+# body key -> (policy rule, table action, compute method)
+_SIMPLE: dict[str, tuple[str, Action, str]] = {
+    "os-start": ("servers:start", Action.START, "start_instance"),
+    "os-stop": ("servers:stop", Action.STOP, "stop_instance"),
+    "pause": ("os-pause-server:pause", Action.PAUSE, "pause_instance"),
+    "unpause": ("os-pause-server:unpause", Action.UNPAUSE, "unpause_instance"),
+    "suspend": ("os-suspend-server:suspend", Action.SUSPEND, "suspend_instance"),
+    "resume": ("os-suspend-server:resume", Action.RESUME, "resume_instance"),
+    "confirmResize": ("servers:confirm_resize", Action.CONFIRM_RESIZE, "confirm_resize"),
+    "revertResize": ("servers:revert_resize", Action.REVERT_RESIZE, "revert_resize"),
+}
+
+
+def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
+    found = server_lookup.locate(call, server_id)
+    call.enforce(f"os_compute_api:{rule}", {"project_id": found.instance.project_id,
+                                           "user_id": found.instance.user_id})  # fmt: skip
+    return found
+
+
+def _run(call: Call, found: server_lookup.Located, action: Action, **changes: Any) -> None:
+    """Check, compare-and-swap and record ``action``; raises the 409 Nova raises."""
+    instance = found.instance
+    rule = transitions.rule(action)
+    if found.cell is None:
+        raise Conflict(f"Cannot '{rule.recorded_as}' instance {instance.uuid} while it is in "
+                       f"vm_state building")  # fmt: skip
+    transitions.check(action, instance.vm_state, instance.task_state,
+                      launched=instance.launched, instance_uuid=instance.uuid,
+                      locked=instance.locked, is_admin=call.context.is_admin)  # fmt: skip
+    with server_lookup.cell_session(call, found) as session:
+        move = transitions.begin(action, instance.vm_state, instance.task_state)
+        instances.apply(session, instance.uuid, move, method=rule.recorded_as)
+        if changes:
+            instances.update(session, instance.uuid, **changes)
+        server_lookup.record_action(session, call, instance.uuid, rule.recorded_as)
+        found.instance = instances.get(session, instance.uuid)
+
+
+def _cast(call: Call, found: server_lookup.Located, method: str, **kwargs: Any) -> None:
+    host = found.instance.host
+    if host:
+        call.state.servers.cast(call.context, host, method, instance=found.instance, **kwargs)
+
+
+def _simple(call: Call, server_id: str, key: str, _body: Any) -> Response:
+    rule, action, method = _SIMPLE[key]
+    found = _placed(call, server_id, rule)
+    _run(call, found, action)
+    _cast(call, found, method)
+    return Response(status=202)
+
+
+def _reboot(call: Call, server_id: str, _key: str, body: Any) -> Response:
+    kind = str((body or {}).get("type", "")).upper()
+    if kind not in ("SOFT", "HARD"):
+        raise BadRequest("Argument 'type' for reboot must be a string with value 'SOFT' or "
+                         "'HARD'.")  # fmt: skip
+    found = _placed(call, server_id, "servers:reboot")
+    _run(call, found, Action.REBOOT_HARD if kind == "HARD" else Action.REBOOT_SOFT)
+    _cast(call, found, "reboot_instance", reboot_type=kind)
+    return Response(status=202)
+
+
+def _lock(call: Call, server_id: str, key: str, body: Any) -> Response:
+    found = _placed(call, server_id, f"os-lock-server:{key}")
+    instance = found.instance
+    if found.cell is None:
+        raise Conflict(f"Cannot '{key}' instance {server_id} while it is in vm_state building")
+    with server_lookup.cell_session(call, found) as session:
+        sysmeta = dict(instance.system_metadata)
+        if key == "lock":
+            reason = (body or {}).get("locked_reason") if call.at_least("2.73") else None
+            if reason is not None:
+                sysmeta["locked_reason"] = str(reason)
+            who = "owner" if call.context.project_id == instance.project_id else "admin"
+            values: dict[str, Any] = {"locked": True, "locked_by": who}
+        else:
+            if instance.locked_by == "admin" and not call.context.is_admin:
+                call.enforce("os_compute_api:os-lock-server:unlock:unlock_override")
+            sysmeta.pop("locked_reason", None)
+            values = {"locked": False, "locked_by": None}
+        instances.update(session, server_id, system_metadata=json.dumps(sysmeta), **values)
+        server_lookup.record_action(session, call, server_id, key)
+    return Response(status=202)
+
+
+def _rebuild(call: Call, server_id: str, _key: str, _body: Any) -> Response:
+    data = call.body(server_schemas.rebuild(call.at_least))["rebuild"]
+    found = _placed(call, server_id, "servers:rebuild")
+    image = server_create.check_image(call, data["imageRef"], found.instance.flavor)
+    changes: dict[str, Any] = {"image_ref": data["imageRef"]}
+    for key, column in (("name", "display_name"), ("description", "display_description"),
+                        ("accessIPv4", "access_ip_v4"), ("accessIPv6", "access_ip_v6"),
+                        ("metadata", "metadata"), ("user_data", "user_data")):  # fmt: skip
+        if key in data:
+            changes[column] = data[key]
+    _run(call, found, Action.REBUILD, **changes)
+    password = data.get("adminPass") or secrets.token_urlsafe(9)
+    _cast(call, found, "rebuild_instance", image_ref=data["imageRef"], image=image,
+          admin_password=password,
+          preserve_ephemeral=bool(data.get("preserve_ephemeral", False)))  # fmt: skip
+    body = views.update_view(call, server_lookup.shown(call, found))
+    body["adminPass"] = password
+    return json_response({"server": body}, status=202)
+
+
+def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
+    ref = (body or {}).get("flavorRef") if isinstance(body, dict) else None
+    if ref is None:
+        raise BadRequest("Resize requests require 'flavorRef' attribute.")
+    found = _placed(call, server_id, "servers:resize")
+    flavor = server_create._flavor(call, ref)
+    current = found.instance.flavor
+    if flavor.flavorid == current.flavorid:
+        raise BadRequest("When resizing, instances must change flavor!")
+    deltas = {"cores": flavor.vcpus - current.vcpus, "ram": flavor.memory_mb - current.memory_mb}
+    scope = Scope(found.instance.project_id, found.instance.user_id)
+    call.state.quota.check(call.session, scope, {k: v for k, v in deltas.items() if v > 0})
+    _run(call, found, Action.RESIZE)
+    spec = RequestSpec(server_id, found.instance.project_id, found.instance.user_id, flavor,
+                       image_ref=found.instance.image_ref)  # fmt: skip
+    call.state.servers.migrate_server(call.context, found.instance, flavor, spec)
+    return Response(status=202)
+
+
+def _create_image(call: Call, server_id: str, _key: str, body: Any) -> Response:
+    if not isinstance(body, dict) or not str(body.get("name", "")).strip():
+        raise BadRequest("Invalid input for field/attribute name.")
+    found = _placed(call, server_id, "servers:create_image")
+    token = call.context.auth_token or call.request.headers.get("X-Auth-Token", "")
+    meta = {k: str(v) for k, v in (body.get("metadata") or {}).items()}
+    image = call.state.image_service.create(token, {
+        "name": body["name"], "disk_format": "qcow2", "container_format": "bare",
+        "instance_uuid": server_id, "image_type": "snapshot", **meta,
+    })  # fmt: skip
+    _run(call, found, Action.CREATE_IMAGE)
+    _cast(call, found, "snapshot_instance", image_id=image["id"])
+    if call.at_least("2.45"):
+        return json_response({"image_id": image["id"]}, status=202)
+    _, bookmark = call.link_base()
+    return Response(status=202, headers={"Location": f"{bookmark}/images/{image['id']}"})
+
+
+def _console_output(call: Call, server_id: str, _key: str, body: Any) -> Response:
+    found = _placed(call, server_id, "os-console-output")
+    length = (body or {}).get("length")
+    if length is not None:
+        try:
+            length = int(length)
+        except (TypeError, ValueError):
+            raise BadRequest("Invalid input for field/attribute length.") from None
+        if length < -1:
+            raise BadRequest("Invalid input for field/attribute length.")
+    instance = found.instance
+    if not instance.host or instance.vm_state in ("building",):
+        raise Conflict(f"Instance {server_id} is not ready")
+    output = call.state.servers.call(call.context, instance.host, "get_console_output",
+                                     instance=instance, tail_length=length)  # fmt: skip
+    return json_response({"output": str(output)})
+
+
+def _vnc_legacy(call: Call, server_id: str, _key: str, body: Any) -> Response:
+    found = _placed(call, server_id, "os-remote-consoles")
+    kind = (body or {}).get("type", "novnc")
+    return json_response({"console": {"type": kind, "url": _console_url(call, found)}})
+
+
+def _console_url(call: Call, found: server_lookup.Located) -> str:
+    """A noVNC URL with a token (the console proxy comes later: this is its seam)."""
+    if found.cell is None or found.instance.vm_state != "active":
+        raise Conflict(f"Instance {found.instance.uuid} is not ready")
+    token = secrets.token_urlsafe(24)
+    return f"{call.state.conf.vnc.novncproxy_base_url}?path=%3Ftoken%3D{token}"
+
+
+@min_version("2.6")
+def remote_console(call: Call, server_id: str) -> Response:
+    body = call.body({"type": "object", "required": ["remote_console"]})["remote_console"]
+    if body.get("protocol") != "vnc" or body.get("type") != "novnc":
+        raise BadRequest("Unavailable console type: only protocol vnc with type novnc.")
+    found = _placed(call, server_id, "os-remote-consoles")
+    url = _console_url(call, found)
+    return json_response({"remote_console": {"protocol": "vnc", "type": "novnc", "url": url}})
+
+
+Handler = Callable[[Call, str, str, Any], Response]
+_HANDLERS: dict[str, Handler] = {
+    **dict.fromkeys(_SIMPLE, _simple), "reboot": _reboot, "lock": _lock, "unlock": _lock,
+    "rebuild": _rebuild, "resize": _resize, "createImage": _create_image,
+    "os-getConsoleOutput": _console_output, "os-getVNCConsole": _vnc_legacy,
+}  # fmt: skip
+
+
+def action(call: Call, server_id: str) -> Response:
+    data = call.body({"type": "object", "minProperties": 1, "maxProperties": 1})
+    key = next(iter(data))
+    handler = _HANDLERS.get(key)
+    if handler is None:
+        raise NotFound("The resource could not be found.")
+    return handler(call, server_id, key, data[key])
+
+
+def routes() -> list[Rule]:
+    return [
+        *route("/servers/<server_id>/action", ["POST"], action),
+        *route("/servers/<server_id>/remote-consoles", ["POST"], remote_console),
+    ]

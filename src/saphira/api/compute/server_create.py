@@ -1,0 +1,273 @@
+"""POST /servers: Nova's checks, the quota claim, then the conductor's cast.
+
+Everything that makes a server count against quota (instance mapping with
+cell NULL, request spec with vcpus/memory_mb, build request, group member)
+is inserted inside ``QuotaEngine.reserve``'s locked transaction, so
+concurrent creates never pass the limit.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import json
+import re
+import secrets
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from saphira.api.compute import hosts, server_schemas
+from saphira.api.compute.app import Call
+from saphira.db.api import build_requests
+from saphira.db.api import flavors as flavor_store
+from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping, KeyPair
+from saphira.db.api.models import RequestSpec as SpecRow
+from saphira.db.api.quota import OverQuota, Scope
+from saphira.exception import BadRequest, NotFound
+from saphira.objects import Flavor, Instance, RequestSpec
+
+GIB = 1024**3
+
+
+@dataclass
+class Plan:
+    """A validated create request: everything but the uuids."""
+
+    name: str
+    flavor: Flavor
+    image_ref: str
+    image: dict[str, Any]
+    min_count: int
+    max_count: int
+    fields: dict[str, Any] = field(default_factory=dict)
+    system_metadata: dict[str, str] = field(default_factory=dict)
+    group: InstanceGroup | None = None
+    hints: dict[str, list[str]] = field(default_factory=dict)
+    admin_pass: str = ""
+
+
+def _flavor(call: Call, ref: object) -> Flavor:
+    context = call.context
+    try:
+        row = flavor_store.get_visible(call.session, str(ref), context.project_id, context.is_admin)
+    except NotFound:
+        raise BadRequest(f"Flavor {ref} could not be found.") from None
+    if row.disabled:
+        raise BadRequest("Flavor is disabled.")
+    return Flavor(
+        row.flavorid, row.name, row.vcpus, row.memory_mb, row.root_gb, row.ephemeral_gb,
+        row.swap, row.rxtx_factor, row.vcpu_weight, row.is_public, row.disabled,
+        row.description, {spec.key: spec.value or "" for spec in row.extra_specs},
+    )  # fmt: skip
+
+
+def check_image(call: Call, image_ref: str, flavor: Flavor) -> dict[str, Any]:
+    """The image as the caller sees it; active, and fitting the flavor (Nova's words)."""
+    if not image_ref:
+        raise BadRequest("Missing imageRef attribute")
+    token = call.context.auth_token or call.request.headers.get("X-Auth-Token", "")
+    image = call.state.image_service.get(token, image_ref)
+    if image.get("status") != "active":
+        raise BadRequest(f"Image {image_ref} is not active.")
+    size = int(image.get("size") or 0)
+    min_disk, min_ram = int(image.get("min_disk") or 0), int(image.get("min_ram") or 0)
+    if flavor.root_gb:
+        if size > flavor.root_gb * GIB:
+            raise BadRequest(f"Flavor's disk is too small for requested image. Flavor disk is "
+                             f"{flavor.root_gb * GIB} bytes, image is {size} bytes.")  # fmt: skip
+        if min_disk > flavor.root_gb:
+            raise BadRequest(f"Flavor's disk is too small for requested image. Flavor disk is "
+                             f"{flavor.root_gb * GIB} bytes, minimum requested disk is "
+                             f"{min_disk * GIB} bytes.")  # fmt: skip
+    if min_ram > flavor.memory_mb:
+        raise BadRequest("Flavor's memory is too small for requested image.")
+    return image
+
+
+def _user_data(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadRequest("User data needs to be valid base 64.") from None
+    return value
+
+
+def _zone(call: Call, zone: str | None) -> str | None:
+    if zone is None:
+        return None
+    zone, _, _ = zone.partition(":")  # "az:host[:node]" is an admin's forced host
+    known = {hosts.zone(call, entry.service) for entry in hosts.services(call)}
+    known.add(str(call.state.conf.default_availability_zone))
+    known.discard(str(call.state.conf.internal_service_availability_zone))
+    if zone not in known:
+        raise BadRequest("The requested availability zone is not available")
+    return zone
+
+
+def _key(call: Call, name: str | None) -> tuple[str | None, str | None]:
+    if name is None:
+        return None, None
+    stmt = sa.select(KeyPair).filter_by(user_id=call.context.user_id, name=name)
+    pair = call.session.scalars(stmt).first()
+    if pair is None:
+        raise BadRequest("Invalid key_name provided.")
+    return name, pair.public_key
+
+
+def _group(call: Call, hints: dict[str, Any]) -> InstanceGroup | None:
+    group_id = hints.get("group")
+    if group_id is None:
+        return None
+    group = call.session.scalars(sa.select(InstanceGroup).filter_by(uuid=group_id)).first()
+    if group is None:
+        raise BadRequest(f"Invalid server group: Instance group {group_id} could not be found.")
+    return group
+
+
+def _networks(call: Call, value: Any) -> str:
+    if value is None and call.at_least("2.37"):
+        raise BadRequest("networks is required")  # the schema says so first
+    if isinstance(value, list):
+        for net in value:
+            if not net.get("uuid") and not net.get("port"):
+                raise BadRequest("Bad networks format: network uuid is not in proper format ()")
+    return json.dumps(value if value is not None else "auto")
+
+
+def hostname_of(name: str) -> str:
+    """Nova's sanitize_hostname: what a guest may call itself."""
+    text = re.sub(r"[ _]", "-", name.lower())
+    text = re.sub(r"[^\w.-]+", "", text, flags=re.ASCII).strip(".-")[:63]
+    return text or "server"
+
+
+def plan(call: Call) -> Plan:
+    data = call.body(server_schemas.server_create(call.at_least))
+    server = data["server"]
+    hints = data.get("os:scheduler_hints") or data.get("OS-SCH-HNT:scheduler_hints") or {}
+    min_count = int(server.get("min_count", 1))
+    max_count = int(server.get("max_count", min_count))
+    if min_count > max_count:
+        raise BadRequest("min_count must be <= max_count")
+    if ("host" in server or "hypervisor_hostname" in server) or (
+        ":" in server.get("availability_zone", "")
+    ):
+        call.enforce("os_compute_api:servers:create:forced_host")
+    flavor = _flavor(call, server["flavorRef"])
+    if server.get("block_device_mapping_v2"):
+        raise BadRequest("Block device mappings need the volume service, which is not deployed.")
+    image_ref = str(server.get("imageRef", ""))
+    image = check_image(call, image_ref, flavor)
+    metadata = server.get("metadata", {})
+    call.state.quota.check_absolute(
+        call.session, call.context.project_id or "", {"metadata_items": len(metadata)}
+    )
+    key_name, key_data = _key(call, server.get("key_name"))
+    group = _group(call, hints)
+    found = Plan(server["name"], flavor, image_ref, image, min_count, max_count, group=group)
+    found.hints = {k: v if isinstance(v, list) else [str(v)] for k, v in hints.items()}
+    found.fields = {
+        "display_description": server.get("description"),
+        "key_name": key_name, "key_data": key_data,
+        "user_data": _user_data(server.get("user_data")),
+        "availability_zone": _zone(call, server.get("availability_zone")),
+        "access_ip_v4": server.get("accessIPv4"), "access_ip_v6": server.get("accessIPv6"),
+        "metadata": dict(metadata), "tags": sorted(set(server.get("tags", []))),
+        "config_drive": "True" if str(server.get("config_drive", "")).lower() == "true" else "",
+    }  # fmt: skip
+    groups = [sg.get("name", "default") for sg in server.get("security_groups", [])]
+    found.system_metadata = {
+        "security_groups": json.dumps(groups or ["default"]),
+        "requested_networks": _networks(call, server.get("networks")),
+        "image_min_disk": str(image.get("min_disk") or 0),
+        "image_min_ram": str(image.get("min_ram") or 0),
+        "image_disk_format": str(image.get("disk_format") or ""),
+        "image_container_format": str(image.get("container_format") or ""),
+        "return_reservation_id": str(server.get("return_reservation_id", "false")).lower(),
+    }  # fmt: skip
+    found.admin_pass = server.get("adminPass") or secrets.token_urlsafe(9)
+    return found
+
+
+def _instances(call: Call, plan: Plan, count: int) -> list[Instance]:
+    context = call.context
+    reservation = f"r-{secrets.token_hex(4)}"
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+    made = []
+    for index in range(count):
+        name = plan.name if count == 1 else f"{plan.name}-{index + 1}"
+        made.append(Instance(
+            str(uuid.uuid4()), context.project_id or "", context.user_id or "", plan.flavor,
+            display_name=name, hostname=hostname_of(name), image_ref=plan.image_ref,
+            launch_index=index, reservation_id=reservation, created_at=now, updated_at=now,
+            system_metadata=dict(plan.system_metadata), **plan.fields,
+        ))  # fmt: skip
+    return made
+
+
+def _spec(plan: Plan, instance: Instance, count: int) -> RequestSpec:
+    props = plan.image.get("properties") or {
+        k: str(v) for k, v in plan.image.items() if k.startswith(("hw_", "img_", "os_"))
+    }
+    group = plan.group
+    return RequestSpec(
+        instance.uuid, instance.project_id, instance.user_id, plan.flavor,
+        image_ref=plan.image_ref, image_properties={k: str(v) for k, v in props.items()},
+        availability_zone=instance.availability_zone, num_instances=count,
+        scheduler_hints=plan.hints,
+        instance_group_uuid=group.uuid if group else None,
+        instance_group_policy=group.policies[0].policy if group and group.policies else None,
+    )  # fmt: skip
+
+
+def _insert(session: Session, plan: Plan, instance: Instance, spec: RequestSpec) -> None:
+    session.add(
+        InstanceMapping(
+            instance_uuid=instance.uuid,
+            cell_id=None,
+            project_id=instance.project_id,
+            user_id=instance.user_id,
+        )
+    )
+    session.add(
+        SpecRow(
+            instance_uuid=instance.uuid,
+            spec=json.dumps(spec.to_primitive()),
+            vcpus=plan.flavor.vcpus,
+            memory_mb=plan.flavor.memory_mb,
+        )
+    )
+    build_requests.create(session, instance)
+    if plan.group is not None:
+        session.add(InstanceGroupMember(instance_uuid=instance.uuid, group_id=plan.group.id))
+
+
+def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
+    """The most servers (max_count down to min_count) that fit the quota, recorded."""
+    context = call.context
+    scope = Scope(context.project_id or "", context.user_id,
+                  plan.group.uuid if plan.group else None)  # fmt: skip
+    error: OverQuota | None = None
+    for count in range(plan.max_count, plan.min_count - 1, -1):
+        deltas = {"instances": count, "cores": count * plan.flavor.vcpus,
+                  "ram": count * plan.flavor.memory_mb}  # fmt: skip
+        if plan.group is not None:
+            deltas["server_group_members"] = count
+        try:
+            with call.state.quota.reserve(call.state.api_engine, scope, deltas) as session:
+                made = _instances(call, plan, count)
+                specs = [_spec(plan, instance, count) for instance in made]
+                for instance, spec in zip(made, specs, strict=True):
+                    _insert(session, plan, instance, spec)
+            return made, specs
+        except OverQuota as over:
+            error = error or over
+    assert error is not None
+    raise error

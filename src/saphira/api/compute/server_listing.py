@@ -1,0 +1,196 @@
+"""GET /servers and /servers/detail: build requests merged with every cell's rows.
+
+Cells answer the SQL-cheap part (project, deleted, changes-since); the rest
+of Nova's filters and the sort run here over the merged list, so a server
+still in the API DB sorts and pages exactly like one in a cell.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from typing import Any
+
+from werkzeug.wrappers import Response
+
+from saphira.api.compute import server_lookup
+from saphira.api.compute import server_views as views
+from saphira.api.compute.app import Call
+from saphira.api.compute.common import paging, parse_bool
+from saphira.api.wsgi import json_response
+from saphira.db.api import build_requests
+from saphira.db.cell import instances
+from saphira.db.cell.instances import InstanceFilters
+from saphira.domain.status import filter_from_status
+from saphira.exception import BadRequest
+from saphira.objects import Instance
+
+_SORT = {"created_at": "created_at", "updated_at": "updated_at", "display_name": "display_name",
+         "uuid": "uuid", "vm_state": "vm_state", "task_state": "task_state",
+         "power_state": "power_state", "launched_at": "launched_at", "key_name": "key_name",
+         "availability_zone": "availability_zone", "image_ref": "image_ref",
+         "project_id": "project_id", "user_id": "user_id", "hostname": "hostname",
+         "display_description": "display_description", "launch_index": "launch_index",
+         "locked": "locked", "progress": "progress", "terminated_at": "terminated_at",
+         "access_ip_v4": "access_ip_v4", "access_ip_v6": "access_ip_v6",
+         "instance_type_id": "flavor", "host": "host", "node": "node",
+         "config_drive": "config_drive"}  # fmt: skip
+_ADMIN_SORT = {"host", "node"}
+Check = Callable[[Instance], bool]
+
+
+def _time(value: str, name: str) -> dt.datetime:
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadRequest(f"Invalid input for query parameters {name}. Value: {value}. "
+                         f"'{value}' is not a 'date-time'") from None  # fmt: skip
+    return parsed.astimezone(dt.UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+def _equals(attr: str, value: str) -> Check:
+    def check(instance: Instance) -> bool:
+        got = instance.flavor.flavorid if attr == "flavor" else getattr(instance, attr)
+        return bool(got == value)
+
+    return check
+
+
+def _checks(call: Call, args: Any) -> list[Check]:
+    checks: list[Check] = []
+    if "name" in args:
+        try:
+            pattern = re.compile(args["name"])
+        except re.error:
+            raise BadRequest(f"Invalid name filter: {args['name']}") from None
+        checks.append(lambda i: pattern.search(i.display_name) is not None)
+    if "status" in args:
+        wanted = filter_from_status(args.getlist("status"))
+        checks.append(lambda i: i.vm_state in wanted.vm_states and (
+            wanted.task_states is None or i.task_state in wanted.task_states))  # fmt: skip
+    for key, attr in (("flavor", "flavor"), ("image", "image_ref"),
+                      ("reservation_id", "reservation_id"), ("key_name", "key_name"),
+                      ("availability_zone", "availability_zone")):  # fmt: skip
+        if key in args:
+            checks.append(_equals(attr, args[key]))
+    if call.context.is_admin:
+        for key in ("host", "node"):
+            if key in args:
+                checks.append(_equals(key, args[key]))
+    if "locked" in args and call.at_least("2.73"):
+        locked = parse_bool(args["locked"], "locked")
+        checks.append(lambda i: i.locked is locked)
+    if "tags" in args and call.at_least("2.26"):
+        tags = set(args["tags"].split(","))
+        checks.append(lambda i: tags <= set(i.tags))
+    if "tags-any" in args and call.at_least("2.26"):
+        anyt = set(args["tags-any"].split(","))
+        checks.append(lambda i: bool(anyt & set(i.tags)))
+    if "changes-before" in args and call.at_least("2.66"):
+        before = _time(args["changes-before"], "changes-before")
+        checks.append(lambda i: (i.updated_at or i.created_at or before) <= before)
+    return checks
+
+
+def _scope(call: Call) -> str | None:
+    """The project to list: the caller's, unless an admin asks for all (or another)."""
+    args = call.request.args
+    context = call.context
+    everyone = "all_tenants" in args and (
+        args["all_tenants"] == "" or parse_bool(args["all_tenants"], "all_tenants")
+    )
+    if everyone:
+        call.enforce("os_compute_api:servers:index:get_all_tenants")
+    if context.is_admin and (everyone or "project_id" in args or "tenant_id" in args):
+        return args.get("project_id") or args.get("tenant_id") if not everyone else None
+    return context.project_id or ""
+
+
+def _gather(call: Call) -> list[Instance]:
+    args = call.request.args
+    project = _scope(call)
+    since = _time(args["changes-since"], "changes-since") if "changes-since" in args else None
+    deleted: bool | None = False
+    if since is not None:
+        deleted = None
+    if "deleted" in args and call.context.is_admin:
+        deleted = parse_bool(args["deleted"], "deleted")
+    found: list[Instance] = []
+    if not deleted:
+        found = [
+            i for i in build_requests.list_requests(call.session, project)
+            if since is None or (i.created_at and i.created_at >= since)
+        ]  # fmt: skip
+    filters = InstanceFilters(project_id=project, changes_since=since, deleted=deleted)
+    for cell in call.state.cells(call.session, with_cell0=True):
+        with call.state.cell_session(cell) as session:
+            found.extend(instances.list_instances(session, filters))
+    seen: set[str] = set()
+    unique = [i for i in found if not (i.uuid in seen or seen.add(i.uuid))]  # type: ignore[func-returns-value]
+    checks = _checks(call, args)
+    return [i for i in unique if all(check(i) for check in checks)]
+
+
+def _sort(call: Call, rows: list[Instance]) -> list[Instance]:
+    args = call.request.args
+    keys = args.getlist("sort_key") or ["created_at"]
+    dirs = args.getlist("sort_dir")
+    for key in keys:
+        if key not in _SORT or (key in _ADMIN_SORT and not call.context.is_admin):
+            raise BadRequest(f"Invalid sort_key {key}")
+    for direction in dirs:
+        if direction not in ("asc", "desc"):
+            raise BadRequest(f"Invalid sort_dir {direction}")
+    ordered = sorted(rows, key=lambda i: i.uuid)
+    pairs = list(zip(keys, dirs + ["desc"] * (len(keys) - len(dirs)), strict=True))
+    for key, direction in reversed(pairs):
+        attr = _SORT[key]
+
+        def value(i: Instance, a: str = attr) -> tuple[bool, Any]:
+            v = i.flavor.flavorid if a == "flavor" else getattr(i, a)
+            return (v is not None, str(v) if v is not None else "")
+
+        ordered.sort(key=value, reverse=direction == "desc")
+    return ordered
+
+
+def page(call: Call, *, detailed: bool) -> Response:
+    rule = "detail" if detailed else "index"
+    call.enforce(f"os_compute_api:servers:{rule}")
+    rows = _sort(call, _gather(call))
+    limit, marker = paging(call)
+    if marker is not None:
+        ids = [row.uuid for row in rows]
+        if marker not in ids:
+            raise BadRequest(f"marker [{marker}] not found")
+        rows = rows[ids.index(marker) + 1 :]
+    chunk = rows[:limit]
+    if detailed:
+        items = _detailed(call, chunk)
+    else:
+        items = [views.brief(call, instance) for instance in chunk]
+    body: dict[str, Any] = {"servers": items}
+    if chunk and len(rows) > limit:
+        body["servers_links"] = call.next_link(
+            "servers/detail" if detailed else "servers", chunk[-1].uuid
+        )
+    return json_response(body)
+
+
+def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
+    rights = views.Rights.of(call)
+    uuids = [i.uuid for i in chunk]
+    faults = {}
+    if any(i.status == "ERROR" for i in chunk):
+        for cell in call.state.cells(call.session, with_cell0=True):
+            with call.state.cell_session(cell) as session:
+                faults.update(server_lookup.latest_faults(session, uuids))
+    groups = server_lookup.groups_of(call.session, uuids) if call.at_least("2.71") else {}
+    return [
+        views.detail(call, views.Shown(
+            i, faults.get(i.uuid),
+            server_lookup.host_status(call, i) if rights.host_status else "",
+            groups.get(i.uuid, ())), rights)
+        for i in chunk
+    ]  # fmt: skip

@@ -1,0 +1,197 @@
+"""Server bodies, exactly as Nova's views build them per microversion."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from saphira.api.compute.app import Call
+from saphira.exception import Forbidden
+from saphira.objects import Instance, InstanceFault
+
+_PROGRESS = {"ACTIVE", "BUILD", "REBUILD", "RESIZE", "VERIFY_RESIZE", "MIGRATING"}
+
+
+@dataclass
+class Shown:
+    """An instance and what the view needs besides it (from the cell or API DB)."""
+
+    instance: Instance
+    fault: InstanceFault | None = None
+    host_status: str = ""
+    groups: tuple[str, ...] = ()
+
+
+def timestamp(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.replace(microsecond=0).isoformat() + "Z"
+
+
+def usage_time(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def host_id(instance: Instance) -> str:
+    if not instance.host:
+        return ""
+    return hashlib.sha224((instance.project_id + instance.host).encode()).hexdigest()
+
+
+def brief(call: Call, instance: Instance) -> dict[str, Any]:
+    return {
+        "id": instance.uuid,
+        "name": instance.display_name,
+        "links": call.links("servers", instance.uuid),
+    }
+
+
+def allowed(call: Call, rule: str, instance: Instance | None = None) -> bool:
+    target = {"project_id": instance.project_id, "user_id": instance.user_id} if instance else {}
+    try:
+        call.enforce(rule, target)
+    except Forbidden:
+        return False
+    return True
+
+
+def _image(call: Call, instance: Instance) -> dict[str, Any] | str:
+    if not instance.image_ref:
+        return ""
+    _, bookmark = call.link_base()
+    href = f"{bookmark}/images/{instance.image_ref}"
+    return {"id": instance.image_ref, "links": [{"rel": "bookmark", "href": href}]}
+
+
+def _flavor(call: Call, instance: Instance, specs: bool) -> dict[str, Any]:
+    flavor = instance.flavor
+    if not call.at_least("2.47"):
+        _, bookmark = call.link_base()
+        href = f"{bookmark}/flavors/{flavor.flavorid}"
+        return {"id": flavor.flavorid, "links": [{"rel": "bookmark", "href": href}]}
+    view: dict[str, Any] = {
+        "vcpus": flavor.vcpus, "ram": flavor.memory_mb, "disk": flavor.root_gb,
+        "ephemeral": flavor.ephemeral_gb, "swap": flavor.swap, "original_name": flavor.name,
+    }  # fmt: skip
+    if specs:
+        view["extra_specs"] = dict(flavor.extra_specs)
+    return view
+
+
+def _fault(call: Call, shown: Shown, status: str) -> dict[str, Any] | None:
+    fault = shown.fault
+    if fault is None or status not in ("ERROR", "DELETED"):
+        return None
+    body: dict[str, Any] = {
+        "code": fault.code, "created": timestamp(fault.created_at), "message": fault.message,
+    }  # fmt: skip
+    if call.context.is_admin or fault.code != 500:
+        body["details"] = fault.details
+    return body
+
+
+def security_groups(instance: Instance) -> list[dict[str, str]]:
+    names = json.loads(instance.system_metadata.get("security_groups", '["default"]'))
+    return [{"name": name} for name in names]
+
+
+def _admin_attrs(call: Call, instance: Instance) -> dict[str, Any]:
+    attrs: dict[str, Any] = {
+        "OS-EXT-SRV-ATTR:host": instance.host,
+        "OS-EXT-SRV-ATTR:instance_name": instance.name if instance.id is not None else "",
+        "OS-EXT-SRV-ATTR:hypervisor_hostname": instance.node,
+    }
+    if call.at_least("2.3"):
+        attrs.update({
+            "OS-EXT-SRV-ATTR:reservation_id": instance.reservation_id,
+            "OS-EXT-SRV-ATTR:launch_index": instance.launch_index,
+            "OS-EXT-SRV-ATTR:kernel_id": "", "OS-EXT-SRV-ATTR:ramdisk_id": "",
+            "OS-EXT-SRV-ATTR:hostname": instance.hostname,
+            "OS-EXT-SRV-ATTR:root_device_name": None,
+            "OS-EXT-SRV-ATTR:user_data": instance.user_data,
+        })  # fmt: skip
+    return attrs
+
+
+def _common(call: Call, shown: Shown, specs: bool) -> dict[str, Any]:
+    instance = shown.instance
+    status = instance.status
+    body: dict[str, Any] = {
+        "id": instance.uuid, "name": instance.display_name, "status": status,
+        "tenant_id": instance.project_id, "user_id": instance.user_id,
+        "metadata": dict(instance.metadata), "hostId": host_id(instance),
+        "image": _image(call, instance), "flavor": _flavor(call, instance, specs),
+        "created": timestamp(instance.created_at),
+        "updated": timestamp(instance.updated_at or instance.created_at),
+        "addresses": {}, "accessIPv4": instance.access_ip_v4 or "",
+        "accessIPv6": instance.access_ip_v6 or "",
+        "links": call.links("servers", instance.uuid), "OS-DCF:diskConfig": "MANUAL",
+    }  # fmt: skip
+    if status in _PROGRESS:
+        body["progress"] = instance.progress
+    fault = _fault(call, shown, status)
+    if fault is not None:
+        body["fault"] = fault
+    if call.at_least("2.9"):
+        body["locked"] = instance.locked
+    if call.at_least("2.19"):
+        body["description"] = instance.display_description
+    if call.at_least("2.26"):
+        body["tags"] = list(instance.tags)
+    if call.at_least("2.63"):
+        body["trusted_image_certificates"] = None
+    if call.at_least("2.73"):
+        body["locked_reason"] = instance.system_metadata.get("locked_reason")
+    return body
+
+
+@dataclass(frozen=True)
+class Rights:
+    """The caller's view rights, decided once per request rather than per server."""
+
+    admin_attrs: bool
+    host_status: bool
+    specs: bool
+
+    @classmethod
+    def of(cls, call: Call) -> Rights:
+        return cls(
+            allowed(call, "os_compute_api:os-extended-server-attributes"),
+            allowed(call, "os_compute_api:servers:show:host_status"),
+            allowed(call, "os_compute_api:os-flavor-extra-specs:index"),
+        )
+
+
+def detail(call: Call, shown: Shown, rights: Rights | None = None) -> dict[str, Any]:
+    rights = rights or Rights.of(call)
+    instance = shown.instance
+    body = _common(call, shown, rights.specs)
+    body.update({
+        "key_name": instance.key_name,
+        "security_groups": security_groups(instance),
+        "OS-SRV-USG:launched_at": usage_time(instance.launched_at),
+        "OS-SRV-USG:terminated_at": usage_time(instance.terminated_at),
+        "OS-EXT-AZ:availability_zone": instance.availability_zone or "",
+        "OS-EXT-STS:task_state": None if instance.task_state is None else str(instance.task_state),
+        "OS-EXT-STS:vm_state": str(instance.vm_state),
+        "OS-EXT-STS:power_state": int(instance.power_state),
+        "os-extended-volumes:volumes_attached": [],
+        "config_drive": instance.config_drive,
+    })  # fmt: skip
+    if rights.admin_attrs:
+        body.update(_admin_attrs(call, instance))
+    elif call.at_least("2.90"):
+        body["OS-EXT-SRV-ATTR:hostname"] = instance.hostname
+    if call.at_least("2.16") and rights.host_status:
+        body["host_status"] = shown.host_status
+    if call.at_least("2.71"):
+        body["server_groups"] = list(shown.groups)
+    return body
+
+
+def update_view(call: Call, shown: Shown) -> dict[str, Any]:
+    """PUT and rebuild answer with the common view, the full one from 2.75."""
+    if call.at_least("2.75"):
+        return detail(call, shown)
+    return _common(call, shown, Rights.of(call).specs)

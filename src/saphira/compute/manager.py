@@ -1,0 +1,259 @@
+"""ComputeManager: the RPC endpoint behind ComputeAPI for one compute host.
+
+Every action follows its transition-table row: the API has set the first
+task_state; the agent advances through the remaining steps, calls the
+driver, and finishes (or fails, with a fault) through the conductor. The
+agent never touches a database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from saphira import exception
+from saphira.compute import resize
+from saphira.compute.images import ImageUploader, image_meta
+from saphira.context import RequestContext
+from saphira.domain.states import PowerState
+from saphira.domain.table import TABLE, Action
+from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
+from saphira.placement.client import PlacementClient
+from saphira.rpc.rpcapi.compute import ComputeAPI
+from saphira.rpc.rpcapi.conductor import ConductorAPI
+from saphira.rpc.server import endpoint_target
+from saphira.virt.driver import ComputeDriver
+from saphira.virt.errors import GuestNotFound
+from saphira.virt.types import RebootType
+
+LOG = logging.getLogger(__name__)
+Work = Callable[[ComputeDriver, Instance], None]
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class ComputeManager(resize.ResizeMixin):
+    target = endpoint_target(ComputeAPI.RPC_API_VERSION)
+
+    def __init__(
+        self,
+        host: str,
+        drivers: list[ComputeDriver],
+        conductor: ConductorAPI,
+        compute: ComputeAPI,
+        placement: PlacementClient,
+        images: ImageUploader | None = None,
+    ) -> None:
+        self.host = host
+        self.drivers = {driver.node: driver for driver in drivers}
+        self.conductor = conductor
+        self.compute = compute
+        self.placement = placement
+        self.images = images
+
+    def driver_for(self, instance: Instance) -> ComputeDriver:
+        driver = self.drivers.get(instance.node or "")
+        if driver is None:
+            driver = next(iter(self.drivers.values()))
+        return driver
+
+    # -- build --------------------------------------------------------------
+    def build_and_run_instance(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        node: str,
+        image: dict[str, Any],
+        request_spec: RequestSpec,
+        host_list: list[Selection],
+        admin_password: str | None = None,
+        requested_networks: list[dict[str, Any]] | None = None,
+        tried: list[dict[str, str]] | None = None,
+    ) -> None:
+        event = "compute_build_and_run_instance"
+        uuid = instance.uuid
+        self.conductor.action_event_start(ctxt, uuid, event, self.host)
+        driver = self.drivers.get(node) or self.driver_for(instance)
+        try:
+            for step in TABLE[Action.BUILD].steps[:-1]:
+                instance = self.conductor.instance_advance(ctxt, uuid, Action.BUILD, step)
+            driver.spawn(instance, image_meta(image, instance.image_ref), ())
+        except exception.InstanceInvalidState as error:  # deleted or moved meanwhile
+            LOG.info("build of %s stopped: %s", uuid, error.message)
+            return
+        except Exception as error:
+            reason = getattr(error, "message", None) or str(error)
+            LOG.warning("build of %s failed on %s: %s", uuid, self.host, reason)
+            self._cleanup(driver, instance)
+            self.conductor.action_event_finish(
+                ctxt, uuid, event, "Error", details=reason, traceback=traceback.format_exc()
+            )
+            history = [*(tried or []), {"host": self.host, "node": driver.node, "reason": reason}]
+            self.conductor.build_instances(
+                ctxt, instance, image, request_spec, host_list, history,
+                admin_password=admin_password, requested_networks=requested_networks,
+            )  # fmt: skip
+            return
+        power = driver.get_info(instance).state
+        try:
+            self.conductor.instance_finish(
+                ctxt, uuid, Action.BUILD, {"launched_at": _now(), "power_state": int(power)}
+            )
+        except exception.InstanceInvalidState:  # deleted while spawning: the delete owns it
+            return
+        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+
+    def _cleanup(self, driver: ComputeDriver, instance: Instance) -> None:
+        try:
+            driver.destroy(instance, ())
+        except Exception:
+            LOG.exception("cleanup of %s on %s failed", instance.uuid, self.host)
+
+    # -- the table's simple actions ---------------------------------------------
+    def _act(self, ctxt: RequestContext, instance: Instance, action: Action, work: Work) -> None:
+        """Advance through the row's steps, run ``work``, finish or fail."""
+        event = f"compute_{_EVENTS.get(action, str(action))}"
+        uuid = instance.uuid
+        self.conductor.action_event_start(ctxt, uuid, event, self.host)
+        driver = self.driver_for(instance)
+        try:
+            for step in TABLE[action].steps[:-1]:
+                instance = self.conductor.instance_advance(ctxt, uuid, action, step)
+            work(driver, instance)
+        except exception.InstanceInvalidState as error:
+            LOG.info("%s of %s abandoned: %s", action, uuid, error.message)
+            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=error.message)
+            return
+        except Exception as error:
+            reason = getattr(error, "message", None) or str(error)
+            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
+            self.conductor.instance_fail(ctxt, uuid, action, fault)
+            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+            return
+        updates: dict[str, Any] = {}
+        if TABLE[action].power is None:
+            updates["power_state"] = int(self._power(driver, instance))
+        self.conductor.instance_finish(ctxt, uuid, action, updates)
+        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+
+    def _power(self, driver: ComputeDriver, instance: Instance) -> PowerState:
+        try:
+            return driver.get_info(instance).state
+        except GuestNotFound:
+            return PowerState.NOSTATE
+
+    def stop_instance(
+        self, ctxt: RequestContext, instance: Instance, clean_shutdown: bool = True
+    ) -> None:
+        timeout = 60 if clean_shutdown else 0
+        self._act(ctxt, instance, Action.STOP, lambda d, i: d.power_off(i, timeout))
+
+    def start_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._act(ctxt, instance, Action.START, lambda d, i: d.power_on(i, ()))
+
+    def reboot_instance(self, ctxt: RequestContext, instance: Instance, reboot_type: str) -> None:
+        kind = RebootType(reboot_type.upper())
+        action = Action.REBOOT_HARD if kind is RebootType.HARD else Action.REBOOT_SOFT
+        self._act(ctxt, instance, action, lambda d, i: d.reboot(i, (), kind))
+
+    def rebuild_instance(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        image_ref: str,
+        image: dict[str, Any],
+        admin_password: str | None = None,
+        preserve_ephemeral: bool = False,
+    ) -> None:
+        meta = image_meta(image, image_ref)
+
+        def work(driver: ComputeDriver, current: Instance) -> None:
+            try:
+                driver.rebuild(current, meta, ())
+            except NotImplementedError:  # Nova's default: destroy, then spawn again
+                driver.destroy(current, ())
+                driver.spawn(current, meta, ())
+
+        self._act(ctxt, instance, Action.REBUILD, work)
+
+    def pause_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._act(ctxt, instance, Action.PAUSE, lambda d, i: d.pause(i))
+
+    def unpause_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._act(ctxt, instance, Action.UNPAUSE, lambda d, i: d.unpause(i))
+
+    def suspend_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._act(ctxt, instance, Action.SUSPEND, lambda d, i: d.suspend(i))
+
+    def resume_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._act(ctxt, instance, Action.RESUME, lambda d, i: d.resume(i, ()))
+
+    def snapshot_instance(self, ctxt: RequestContext, instance: Instance, image_id: str) -> None:
+        uploader = self.images
+
+        def work(driver: ComputeDriver, current: Instance) -> None:
+            if uploader is None:
+                raise exception.ServiceUnavailable("no image service configured")
+            driver.snapshot(current, image_id, lambda data: uploader.upload(image_id, data))
+
+        self._act(ctxt, instance, Action.CREATE_IMAGE, work)
+
+    # -- delete ------------------------------------------------------------------
+    def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        """Destroy the guest, release the claim, soft-delete the row (in that order:
+        a failed destroy leaves the instance in ERROR with its claim, never leaks)."""
+        event = "compute_terminate_instance"
+        uuid = instance.uuid
+        try:
+            self.conductor.action_event_start(ctxt, uuid, event, self.host)
+            self.driver_for(instance).destroy(instance, ())
+        except exception.InstanceNotFound:
+            return
+        except Exception as error:
+            reason = getattr(error, "message", None) or str(error)
+            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
+            self.conductor.instance_fail(ctxt, uuid, Action.DELETE, fault)
+            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+            return
+        self.placement.delete_allocations(uuid)
+        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+        self.conductor.instance_destroy(ctxt, uuid)
+
+    # -- consoles and events ------------------------------------------------------
+    def get_console_output(
+        self, ctxt: RequestContext, instance: Instance, tail_length: int | None = None
+    ) -> str:
+        output = self.driver_for(instance).get_console_output(instance)
+        if tail_length is None:
+            return output
+        lines = output.splitlines(keepends=True)
+        return "".join(lines[-tail_length:]) if tail_length > 0 else ""
+
+    def get_vnc_console(
+        self, ctxt: RequestContext, instance: Instance, console_type: str
+    ) -> dict[str, Any]:
+        console = self.driver_for(instance).get_vnc_console(instance)
+        return {
+            "host": console.host, "port": console.port,
+            "internal_access_path": console.internal_access_path,
+        }  # fmt: skip
+
+    def external_instance_event(self, ctxt: RequestContext, events: list[dict[str, Any]]) -> None:
+        if any(event.get("name") == "power-update" for event in events):
+            from saphira.compute import reconcile
+
+            reconcile.reconcile_once(self, ctxt)
+
+
+_EVENTS = {
+    Action.STOP: "stop_instance", Action.START: "start_instance",
+    Action.REBOOT_SOFT: "reboot_instance", Action.REBOOT_HARD: "reboot_instance",
+    Action.REBUILD: "rebuild_instance", Action.PAUSE: "pause_instance",
+    Action.UNPAUSE: "unpause_instance", Action.SUSPEND: "suspend_instance",
+    Action.RESUME: "resume_instance", Action.CREATE_IMAGE: "snapshot_instance",
+}  # fmt: skip

@@ -1,0 +1,56 @@
+"""Power-state reconcile (Nova's _sync_power_states): compare what each
+driver reports with what the database holds, and act on the difference as
+``saphira.domain.power.sync_power_state`` decides."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from saphira import exception
+from saphira.context import RequestContext
+from saphira.domain.power import sync_power_state
+from saphira.domain.states import PowerState
+from saphira.virt.errors import GuestNotFound
+
+if TYPE_CHECKING:
+    from saphira.compute.manager import ComputeManager
+
+LOG = logging.getLogger(__name__)
+
+
+def reconcile_once(manager: ComputeManager, ctxt: RequestContext | None = None) -> int:
+    """One pass over this host's instances; how many rows it changed."""
+    ctxt = ctxt or RequestContext()
+    changed = 0
+    for instance in manager.conductor.instances_on_host(ctxt, manager.host):
+        driver = manager.driver_for(instance)
+        try:
+            actual = driver.get_info(instance).state
+        except GuestNotFound:
+            actual = PowerState.NOSTATE
+        except Exception:
+            LOG.exception("reconcile: %s", instance.uuid)
+            continue
+        decision = sync_power_state(
+            instance.vm_state, instance.task_state, instance.power_state, actual
+        )
+        if decision.noop:
+            continue
+        if decision.power_off_guest:
+            driver.power_off(instance)
+        updates: dict[str, object] = {}
+        if decision.power_state is not None:
+            updates["power_state"] = int(decision.power_state)
+        if decision.vm_state is not None:
+            updates["vm_state"] = str(decision.vm_state)
+        if not updates:
+            continue
+        try:
+            manager.conductor.instance_save_state(
+                ctxt, instance.uuid, [str(instance.vm_state)], [None], updates
+            )
+            changed += 1
+        except exception.SaphiraError as error:  # an action started meanwhile: it owns it
+            LOG.debug("reconcile of %s skipped: %s", instance.uuid, error)
+    return changed

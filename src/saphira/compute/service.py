@@ -1,0 +1,119 @@
+"""A running compute agent: its RPC server on topic ``compute`` (server =
+host), heartbeats, inventory reports and power-state reconcile on timers,
+and driver lifecycle events that wake the reconcile."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from oslo_config import cfg
+
+from saphira.compute import reconcile, resource_tracker
+from saphira.compute.images import ImageUploader
+from saphira.compute.manager import ComputeManager
+from saphira.context import RequestContext
+from saphira.placement.client import PlacementClient
+from saphira.rpc import server as rpc_server
+from saphira.rpc.rpcapi.compute import ComputeAPI
+from saphira.rpc.rpcapi.conductor import ConductorAPI
+from saphira.virt.driver import ComputeDriver
+from saphira.virt.types import LifecycleEvent
+
+LOG = logging.getLogger(__name__)
+BINARY = "nova-compute"
+
+
+class Periodic(threading.Thread):
+    """Run ``task`` every ``interval`` seconds (or when woken) until stopped."""
+
+    def __init__(self, name: str, interval: float, task: Callable[[], Any]) -> None:
+        super().__init__(name=name, daemon=True)
+        self.interval, self.task = interval, task
+        self.stopped, self.wake = threading.Event(), threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                self.task()
+            except Exception:
+                LOG.exception("%s failed", self.name)
+            self.wake.wait(self.interval)
+            self.wake.clear()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.wake.set()
+
+
+class ComputeService:
+    def __init__(
+        self,
+        conf: cfg.ConfigOpts,
+        host: str,
+        drivers: list[ComputeDriver],
+        transport: Any,
+        placement: PlacementClient,
+        images: ImageUploader | None = None,
+    ) -> None:
+        self.conf, self.host, self.drivers = conf, host, drivers
+        self.conductor = ConductorAPI(transport)
+        self.manager = ComputeManager(
+            host, drivers, self.conductor, ComputeAPI(transport), placement, images
+        )
+        self.placement = placement
+        self._transport = transport
+        self._server: rpc_server.Server | None = None
+        self._timers: list[Periodic] = []
+
+    def heartbeat(self) -> None:
+        self.conductor.service_heartbeat(RequestContext(), self.host, BINARY, "compute")
+
+    def update_resources(self) -> None:
+        for driver in self.drivers:
+            resource_tracker.update_node(self.conf, driver, self.conductor, self.placement)
+
+    def start(self) -> None:
+        """Register (service + nodes) before consuming, so the host can be discovered."""
+        for driver in self.drivers:
+            driver.init_host()
+        self.heartbeat()
+        self.update_resources()
+        self._server = rpc_server.start_server(
+            self.conf, ComputeAPI.TOPIC, self.host, [self.manager], transport=self._transport
+        )
+        sync = self.conf.sync_power_state_interval
+        self._timers = [
+            Periodic(f"heartbeat-{self.host}", self.conf.report_interval, self.heartbeat),
+            Periodic(
+                f"resources-{self.host}", self.conf.update_resources_interval,
+                self.update_resources,
+            ),
+        ]  # fmt: skip
+        if sync > 0:
+            reconciler = Periodic(
+                f"reconcile-{self.host}", sync, lambda: reconcile.reconcile_once(self.manager)
+            )
+            self._timers.append(reconciler)
+            for driver in self.drivers:
+                driver.register_event_listener(functools.partial(_wake, reconciler))
+        for timer in self._timers:
+            timer.start()
+
+    def stop(self) -> None:
+        for timer in self._timers:
+            timer.stop()
+        for driver in self.drivers:
+            driver.register_event_listener(None)
+        if self._server is not None:
+            rpc_server.stop_all([self._server])
+            self._server = None
+        for driver in self.drivers:
+            driver.cleanup_host()
+
+
+def _wake(timer: Periodic, _event: LifecycleEvent) -> None:
+    timer.wake.set()

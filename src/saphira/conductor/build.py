@@ -1,0 +1,204 @@
+"""The build workflow (cells v2, as Nova's conductor runs it).
+
+schedule -> create the row in the chosen cell (or in cell0, ERROR + fault,
+when nothing fits) -> point the instance mapping at the cell -> delete the
+build request -> cast the build to the host. A failed spawn comes back here
+and goes to the next alternate with a fresh claim, until [scheduler]
+max_attempts hosts have been tried; the last failure names them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+import sqlalchemy as sa
+
+from saphira import exception
+from saphira.conductor.databases import CellRef, Databases
+from saphira.context import RequestContext
+from saphira.db.api import build_requests
+from saphira.db.api.models import InstanceMapping
+from saphira.db.cell import actions, instances
+from saphira.domain.states import TaskState, VmState
+from saphira.domain.table import TABLE, Action
+from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
+from saphira.placement.client import PlacementClient
+from saphira.rpc.rpcapi.compute import ComputeAPI
+from saphira.rpc.rpcapi.scheduler import SchedulerAPI
+
+LOG = logging.getLogger(__name__)
+SCHEDULE_EVENT = "conductor_schedule_and_build_instances"
+BUILD_EVENT = "compute_build_and_run_instance"
+
+
+class BuildTasks:
+    dbs: Databases
+    placement: PlacementClient
+    scheduler: SchedulerAPI
+    compute: ComputeAPI
+    max_attempts: int
+
+    def schedule_and_build_instances(
+        self,
+        ctxt: RequestContext,
+        instances: list[Instance],
+        request_specs: list[RequestSpec],
+        image: dict[str, Any] | None = None,
+        admin_password: str | None = None,
+        requested_networks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        if not instances:
+            return
+        spec = dataclasses.replace(request_specs[0], num_instances=len(instances))
+        try:
+            host_lists = self.scheduler.select_destinations(
+                ctxt, spec, [i.uuid for i in instances], return_alternates=True
+            )
+        except exception.SaphiraError as error:  # NoValidHost, or the scheduler is down
+            for instance in instances:
+                self._bury_in_cell0(ctxt, instance, error)
+            return
+        for index, (instance, host_list) in enumerate(zip(instances, host_lists, strict=True)):
+            spec_i = request_specs[index] if index < len(request_specs) else request_specs[0]
+            self._build_one(ctxt, instance, spec_i, host_list, image or {}, admin_password,
+                            requested_networks)  # fmt: skip
+
+    def _build_one(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        spec: RequestSpec,
+        host_list: list[Selection],
+        image: dict[str, Any],
+        admin_password: str | None,
+        requested_networks: list[dict[str, Any]] | None,
+    ) -> None:
+        chosen = host_list[0]
+        cell = self.dbs.cell_by_uuid(chosen.cell_uuid)
+        placed = dataclasses.replace(
+            instance, host=chosen.host, node=chosen.node,
+            availability_zone=instance.availability_zone or chosen.availability_zone,
+            vm_state=VmState.BUILDING, task_state=TaskState.SCHEDULING,
+        )  # fmt: skip
+        if not self._insert(ctxt, placed, cell, event_error=None):
+            self.placement.delete_allocations(instance.uuid)
+            return
+        self.compute.build_and_run_instance(
+            ctxt, placed, chosen.host, chosen.node, image, spec, host_list,
+            admin_password=admin_password, requested_networks=requested_networks, tried=[],
+        )  # fmt: skip
+
+    def _insert(
+        self, ctxt: RequestContext, instance: Instance, cell: CellRef, event_error: str | None
+    ) -> bool:
+        """Create the row, map it, drop the build request; False if the user deleted
+        the server meanwhile (the row is then removed again)."""
+        with self.dbs.cell(cell.url) as session:
+            instances.create(session, instance)
+            actions.action_start(
+                session, instance.uuid, ctxt.request_id, TABLE[Action.BUILD].recorded_as,
+                project_id=instance.project_id, user_id=instance.user_id,
+            )  # fmt: skip
+            actions.event_start(session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT, None)
+            actions.event_finish(
+                session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT,
+                "Success" if event_error is None else "Error", details=event_error,
+            )  # fmt: skip
+            if event_error is not None:
+                actions.fault_create(
+                    session, InstanceFault(instance.uuid, 500, event_error, event_error)
+                )
+        with self.dbs.api() as api:
+            api.execute(
+                sa.update(InstanceMapping)
+                .where(InstanceMapping.instance_uuid == instance.uuid)
+                .values(cell_id=cell.id)
+            )
+            kept = build_requests.delete(api, instance.uuid)
+        if not kept:
+            LOG.info("instance %s was deleted while it was being scheduled", instance.uuid)
+            with self.dbs.cell(cell.url) as session:
+                instances.soft_delete(session, instance.uuid)
+        return kept
+
+    def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:
+        reason = getattr(error, "message", None) or str(error)
+        cell0 = next(c for c in self.dbs.cells(with_cell0=True) if c.is_cell0)
+        failed = dataclasses.replace(instance, vm_state=VmState.ERROR, task_state=None)
+        self._insert(ctxt, failed, cell0, event_error=reason)
+
+    def build_instances(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        image: dict[str, Any],
+        request_spec: RequestSpec,
+        host_list: list[Selection],
+        tried: list[dict[str, str]],
+        admin_password: str | None = None,
+        requested_networks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """The reschedule: release the failed claim, claim the next alternate."""
+        self.placement.delete_allocations(instance.uuid)
+        alternates = list(host_list[1:])
+        while alternates and len(tried) < self.max_attempts:
+            chosen = alternates.pop(0)
+            try:
+                self.placement.put_allocations(
+                    instance.uuid, chosen.allocation_request, project_id=instance.project_id,
+                    user_id=instance.user_id, consumer_generation=None,
+                )  # fmt: skip
+            except exception.SaphiraError as error:
+                tried.append({"host": chosen.host, "node": chosen.node,
+                              "reason": f"claim refused: {error}"})  # fmt: skip
+                continue
+            try:
+                moved = self._move_to(ctxt, instance.uuid, chosen)
+            except exception.SaphiraError as error:  # deleted meanwhile
+                LOG.info("reschedule of %s abandoned: %s", instance.uuid, error)
+                self.placement.delete_allocations(instance.uuid)
+                return
+            self.compute.build_and_run_instance(
+                ctxt, moved, chosen.host, chosen.node, image, request_spec,
+                [chosen, *alternates], admin_password=admin_password,
+                requested_networks=requested_networks, tried=tried,
+            )  # fmt: skip
+            return
+        self._give_up(ctxt, instance.uuid, tried)
+
+    def _move_to(self, ctxt: RequestContext, instance_uuid: str, chosen: Selection) -> Instance:
+        steps = TABLE[Action.BUILD].steps
+        with self.dbs.instance_cell(instance_uuid) as session:
+            instances.save_state(
+                session, instance_uuid, VmState.BUILDING, steps, method="create",
+                task_state=TaskState.SCHEDULING,
+            )  # fmt: skip
+            return instances.update(session, instance_uuid, host=chosen.host, node=chosen.node)
+
+    def _give_up(
+        self, ctxt: RequestContext, instance_uuid: str, tried: list[dict[str, str]]
+    ) -> None:
+        hosts = "; ".join(f"{t['host']} ({t.get('reason', 'unknown')})" for t in tried)
+        message = (
+            f"Build of instance {instance_uuid} failed on every host tried "
+            f"({len(tried)} of at most {self.max_attempts}): {hosts}"
+        )
+        steps = TABLE[Action.BUILD].steps
+        try:
+            with self.dbs.instance_cell(instance_uuid) as session:
+                instances.save_state(
+                    session, instance_uuid, VmState.BUILDING, steps, method="create",
+                    vm_state=VmState.ERROR, task_state=None,
+                )  # fmt: skip
+                actions.fault_create(session, InstanceFault(instance_uuid, 500, message, message))
+                actions.event_start(
+                    session, instance_uuid, ctxt.request_id, "conductor_build_instances", None
+                )
+                actions.event_finish(
+                    session, instance_uuid, ctxt.request_id, "conductor_build_instances",
+                    "Error", details=message,
+                )  # fmt: skip
+        except exception.SaphiraError as error:
+            LOG.info("build of %s not failed: %s", instance_uuid, error)

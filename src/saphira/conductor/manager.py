@@ -1,0 +1,36 @@
+"""ConductorManager: the RPC endpoint behind ConductorAPI (version 1.0)."""
+
+from __future__ import annotations
+
+import logging
+
+from saphira.conductor.build import BuildTasks
+from saphira.conductor.databases import Databases
+from saphira.conductor.records import Records
+from saphira.conductor.resize import ResizeTasks
+from saphira.placement.client import PlacementClient
+from saphira.rpc.rpcapi.compute import ComputeAPI
+from saphira.rpc.rpcapi.conductor import ConductorAPI
+from saphira.rpc.rpcapi.scheduler import SchedulerAPI
+from saphira.rpc.server import endpoint_target
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorManager(Records, BuildTasks, ResizeTasks):
+    target = endpoint_target(ConductorAPI.RPC_API_VERSION)
+
+    def __init__(
+        self,
+        dbs: Databases,
+        placement: PlacementClient,
+        scheduler: SchedulerAPI,
+        compute: ComputeAPI,
+        *,
+        max_attempts: int = 3,
+    ) -> None:
+        self.dbs = dbs
+        self.placement = placement
+        self.scheduler = scheduler
+        self.compute = compute
+        self.max_attempts = max_attempts

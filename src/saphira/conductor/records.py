@@ -1,0 +1,184 @@
+"""The agent-facing half of the conductor: database writes on the compute
+agents' behalf, each in its own transaction in the instance's cell."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import Session
+
+from saphira.conductor.databases import Databases
+from saphira.context import RequestContext
+from saphira.db.api.models import InstanceMapping
+from saphira.db.cell import actions, instances, services
+from saphira.db.cell.instances import InstanceFilters
+from saphira.domain import transitions
+from saphira.domain.states import PowerState, TaskState, VmState
+from saphira.domain.table import Action
+from saphira.objects import ComputeNode, Flavor, Instance, InstanceFault, Service
+
+COMPUTE_BINARY = "nova-compute"
+
+
+def column_updates(updates: dict[str, Any]) -> dict[str, Any]:
+    """Object-shaped values (a Flavor, a system_metadata dict) as the row stores them."""
+    values = dict(updates)
+    flavor = values.pop("flavor", None)
+    if isinstance(flavor, Flavor):
+        values.update(
+            flavor=json.dumps(flavor.to_primitive()), flavorid=flavor.flavorid,
+            vcpus=flavor.vcpus, memory_mb=flavor.memory_mb, root_gb=flavor.root_gb,
+            ephemeral_gb=flavor.ephemeral_gb,
+        )  # fmt: skip
+    if isinstance(values.get("system_metadata"), dict):
+        values["system_metadata"] = json.dumps(values["system_metadata"])
+    return values
+
+
+class Records:
+    """Mixed into the manager: one method per ConductorAPI agent-facing call."""
+
+    dbs: Databases
+
+    def instance_get(self, ctxt: RequestContext, instance_uuid: str) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            return instances.get(session, instance_uuid)
+
+    def instances_on_host(
+        self, ctxt: RequestContext, host: str, node: str | None = None
+    ) -> list[Instance]:
+        found: list[Instance] = []
+        for cell in self.dbs.cells():
+            with self.dbs.cell(cell.url) as session:
+                listed = instances.list_instances(session, InstanceFilters(host=host))
+            found += [i for i in listed if node is None or i.node == node]
+        return found
+
+    def instance_advance(
+        self, ctxt: RequestContext, instance_uuid: str, action: str, step: str
+    ) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            current = instances.get(session, instance_uuid)
+            move = transitions.advance(Action(action), current.vm_state, TaskState(step))
+            instances.apply(session, instance_uuid, move, method=action)
+            return instances.get(session, instance_uuid)
+
+    def instance_finish(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        action: str,
+        updates: dict[str, Any] | None = None,
+    ) -> Instance:
+        values = dict(updates or {})
+        with self.dbs.instance_cell(instance_uuid) as session:
+            current = instances.get(session, instance_uuid)
+            prior = current.system_metadata.get("old_vm_state")
+            move = transitions.finish(
+                Action(action), current.vm_state, prior=VmState(prior) if prior else None
+            )
+            changes = move.changes()
+            if "power_state" in values:
+                changes["power_state"] = PowerState(values.pop("power_state"))
+            instances.save_state(
+                session, instance_uuid, move.expected_vm_states, move.expected_task_states,
+                method=action, **changes,
+            )  # fmt: skip
+            return _update(session, instance_uuid, values)
+
+    def instance_fail(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        action: str,
+        fault: InstanceFault | None = None,
+    ) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            current = instances.get(session, instance_uuid)
+            move = transitions.fail(Action(action), current.vm_state)
+            instances.apply(session, instance_uuid, move, method=action)
+            if fault is not None:
+                actions.fault_create(session, fault)
+            return instances.get(session, instance_uuid)
+
+    def instance_save_state(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        expected_vm_states: list[str],
+        expected_task_states: list[str | None],
+        updates: dict[str, Any],
+    ) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            states = {k: updates.pop(k) for k in ("vm_state", "task_state", "power_state")
+                      if k in updates}  # fmt: skip
+            if "power_state" in states:
+                states["power_state"] = PowerState(states["power_state"])
+            instances.save_state(
+                session, instance_uuid, [VmState(v) for v in expected_vm_states],
+                [None if t is None else TaskState(t) for t in expected_task_states], **states,
+            )  # fmt: skip
+            return _update(session, instance_uuid, updates)
+
+    def instance_update(
+        self, ctxt: RequestContext, instance_uuid: str, updates: dict[str, Any]
+    ) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            return _update(session, instance_uuid, updates)
+
+    def instance_destroy(self, ctxt: RequestContext, instance_uuid: str) -> None:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            instances.save_state(
+                session, instance_uuid, list(VmState), [*list(TaskState), None],
+                vm_state=VmState.DELETED, task_state=None, power_state=PowerState.NOSTATE,
+            )  # fmt: skip
+            instances.soft_delete(session, instance_uuid)
+        with self.dbs.api() as api:
+            api.execute(
+                sa.update(InstanceMapping)
+                .where(InstanceMapping.instance_uuid == instance_uuid)
+                .values(queued_for_delete=True)
+            )
+
+    def instance_fault_create(self, ctxt: RequestContext, fault: InstanceFault) -> None:
+        with self.dbs.instance_cell(fault.instance_uuid) as session:
+            actions.fault_create(session, fault)
+
+    def action_event_start(
+        self, ctxt: RequestContext, instance_uuid: str, event: str, host: str | None = None
+    ) -> None:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            actions.event_start(session, instance_uuid, ctxt.request_id, event, host)
+
+    def action_event_finish(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        event: str,
+        result: str,
+        details: str | None = None,
+        traceback: str | None = None,
+    ) -> None:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            actions.event_finish(
+                session, instance_uuid, ctxt.request_id, event, result,
+                details=details, traceback=traceback,
+            )  # fmt: skip
+
+    def service_heartbeat(
+        self, ctxt: RequestContext, host: str, binary: str, topic: str | None = None
+    ) -> Service:
+        with self.dbs.local_cell() as session:
+            return services.heartbeat(session, host, binary, topic)
+
+    def compute_node_update(self, ctxt: RequestContext, node: ComputeNode) -> ComputeNode:
+        with self.dbs.local_cell() as session:
+            return services.node_upsert(session, node)
+
+
+def _update(session: Session, instance_uuid: str, updates: dict[str, Any]) -> Instance:
+    if not updates:
+        return instances.get(session, instance_uuid)
+    return instances.update(session, instance_uuid, **column_updates(updates))

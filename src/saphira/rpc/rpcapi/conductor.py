@@ -1,0 +1,240 @@
+"""ConductorAPI: the build and resize workflows, and every database write an
+agent needs (the compute agent has no database access).
+
+Two halves, as Nova's ComputeTaskAPI and ConductorAPI:
+
+* tasks, sent by the API and by agents: ``schedule_and_build_instances``
+  (cast; cells v2 flow), ``build_instances`` (cast; the reschedule after a
+  failed spawn), ``migrate_server`` (call; resize — NoValidHost comes back to
+  the caller as ``saphira.exception.NoValidHost``);
+* agent-facing database methods (calls): instance state transitions by
+  table action (the conductor computes the compare-and-swap with
+  ``saphira.domain.transitions`` from the row it reads, so a stale agent
+  loses with InstanceInvalidState), faults, instance action events, service
+  heartbeats and compute node records.
+
+Instance action events attach to the action whose request_id is the
+context's (the API recorded it); an event without one is dropped quietly.
+
+Version history:
+* 1.0 - initial interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from saphira.context import RequestContext
+from saphira.objects import (
+    ComputeNode,
+    Flavor,
+    Instance,
+    InstanceFault,
+    RequestSpec,
+    Selection,
+    Service,
+)
+from saphira.rpc.client import RPCAPI
+
+
+class ConductorAPI(RPCAPI):
+    TOPIC = "conductor"
+    RPC_API_VERSION = "1.0"
+
+    # -- tasks ----------------------------------------------------------------
+    def schedule_and_build_instances(
+        self,
+        ctxt: RequestContext,
+        instances: list[Instance],
+        request_specs: list[RequestSpec],
+        image: dict[str, Any] | None = None,
+        *,
+        admin_password: str | None = None,
+        requested_networks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Build the servers the API queued (build requests + request specs +
+        instance mappings with no cell).
+
+        ``instances[i]`` is build request i's Instance (vm_state building,
+        task_state scheduling, no host) and ``request_specs[i]`` its spec. The
+        conductor schedules them all at once, creates each row in the chosen
+        cell (or in cell0 in ERROR with a fault saying why no host fit),
+        points the instance mapping at the cell, deletes the build request and
+        casts ComputeAPI.build_and_run_instance. A build request the API
+        deleted meanwhile (server deleted while scheduling) is skipped and
+        its allocation released.
+        """
+        self.cast(
+            ctxt, "schedule_and_build_instances", instances=instances,
+            request_specs=request_specs, image=image or {}, admin_password=admin_password,
+            requested_networks=requested_networks,
+        )  # fmt: skip
+
+    def build_instances(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        image: dict[str, Any],
+        request_spec: RequestSpec,
+        host_list: list[Selection],
+        tried: list[dict[str, str]],
+        *,
+        admin_password: str | None = None,
+        requested_networks: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Reschedule a build whose spawn failed.
+
+        ``host_list`` is what the agent received (the failed selection first,
+        then the alternates); ``tried`` every attempt so far, the failed one
+        last, as {"host", "node", "reason"}. The conductor releases the failed
+        host's allocation, then tries the next alternate whose claim it can
+        make, up to [scheduler] max_attempts; when none is left the instance
+        goes to ERROR with a fault naming every host tried and why.
+        """
+        self.cast(
+            ctxt, "build_instances", instance=instance, image=image,
+            request_spec=request_spec, host_list=host_list, tried=tried,
+            admin_password=admin_password, requested_networks=requested_networks,
+        )  # fmt: skip
+
+    def migrate_server(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        flavor: Flavor,
+        request_spec: RequestSpec,
+        *,
+        clean_shutdown: bool = True,
+    ) -> None:
+        """Resize: the API has moved the instance to resize_prep. The conductor
+        moves the source allocation to the migration, asks the scheduler for a
+        host that fits ``flavor`` and casts ComputeAPI.prep_resize to it.
+        NoValidHost puts the instance back (task_state None, fault recorded,
+        allocation restored) and is raised to the caller."""
+        self.call(
+            ctxt, "migrate_server", instance=instance, flavor=flavor,
+            request_spec=request_spec, clean_shutdown=clean_shutdown,
+        )  # fmt: skip
+
+    # -- instances (agent-facing) ---------------------------------------------
+    def instance_get(self, ctxt: RequestContext, instance_uuid: str) -> Instance:
+        """Raises InstanceNotFound (also once deleted)."""
+        result: Instance = self.call(ctxt, "instance_get", instance_uuid=instance_uuid)
+        return result
+
+    def instances_on_host(
+        self, ctxt: RequestContext, host: str, node: str | None = None
+    ) -> list[Instance]:
+        """Live instances the database places on ``host`` (and ``node``): reconcile's input."""
+        result: list[Instance] = self.call(ctxt, "instances_on_host", host=host, node=node)
+        return result
+
+    def instance_advance(
+        self, ctxt: RequestContext, instance_uuid: str, action: str, step: str
+    ) -> Instance:
+        """CAS from task_state ``step`` to the next step of table ``action``."""
+        result: Instance = self.call(
+            ctxt, "instance_advance", instance_uuid=instance_uuid, action=action, step=step
+        )
+        return result
+
+    def instance_finish(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        action: str,
+        updates: dict[str, Any] | None = None,
+    ) -> Instance:
+        """CAS from any step of ``action`` to its success state, writing ``updates``
+        (plain columns: host, node, launched_at, flavor, system_metadata...) in the
+        same transaction; ``updates["power_state"]`` overrides the table's."""
+        result: Instance = self.call(
+            ctxt, "instance_finish", instance_uuid=instance_uuid, action=action,
+            updates=updates or {},
+        )  # fmt: skip
+        return result
+
+    def instance_fail(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        action: str,
+        fault: InstanceFault | None = None,
+    ) -> Instance:
+        """CAS from any step of ``action`` to its failure state; record ``fault`` if given."""
+        result: Instance = self.call(
+            ctxt, "instance_fail", instance_uuid=instance_uuid, action=action, fault=fault
+        )
+        return result
+
+    def instance_save_state(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        expected_vm_states: list[str],
+        expected_task_states: list[str | None],
+        updates: dict[str, Any],
+    ) -> Instance:
+        """A raw compare-and-swap (power-state reconcile); loses with InstanceInvalidState."""
+        result: Instance = self.call(
+            ctxt, "instance_save_state", instance_uuid=instance_uuid,
+            expected_vm_states=expected_vm_states, expected_task_states=expected_task_states,
+            updates=updates,
+        )  # fmt: skip
+        return result
+
+    def instance_update(
+        self, ctxt: RequestContext, instance_uuid: str, updates: dict[str, Any]
+    ) -> Instance:
+        """Plain columns only (never vm_state/task_state/power_state)."""
+        result: Instance = self.call(
+            ctxt, "instance_update", instance_uuid=instance_uuid, updates=updates
+        )
+        return result
+
+    def instance_destroy(self, ctxt: RequestContext, instance_uuid: str) -> None:
+        """The end of a delete: vm_state deleted, the row soft-deleted, the
+        instance mapping marked queued_for_delete (quota stops counting it)."""
+        self.call(ctxt, "instance_destroy", instance_uuid=instance_uuid)
+
+    def instance_fault_create(self, ctxt: RequestContext, fault: InstanceFault) -> None:
+        self.call(ctxt, "instance_fault_create", fault=fault)
+
+    # -- instance action events -----------------------------------------------
+    def action_event_start(
+        self, ctxt: RequestContext, instance_uuid: str, event: str, host: str | None = None
+    ) -> None:
+        """Open ``event`` (Nova's names: compute_build_and_run_instance, ...)."""
+        self.call(ctxt, "action_event_start", instance_uuid=instance_uuid, event=event, host=host)
+
+    def action_event_finish(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        event: str,
+        result: str,
+        *,
+        details: str | None = None,
+        traceback: str | None = None,
+    ) -> None:
+        """Close ``event`` with "Success" or "Error" (details: the one-line reason)."""
+        self.call(
+            ctxt, "action_event_finish", instance_uuid=instance_uuid, event=event,
+            result=result, details=details, traceback=traceback,
+        )  # fmt: skip
+
+    # -- services and compute nodes ---------------------------------------------
+    def service_heartbeat(
+        self, ctxt: RequestContext, host: str, binary: str, topic: str | None = None
+    ) -> Service:
+        """Create the service record on the first beat, then bump last_seen_up
+        and report_count (os-services reads up/down from it)."""
+        result: Service = self.call(
+            ctxt, "service_heartbeat", host=host, binary=binary, topic=topic
+        )
+        return result
+
+    def compute_node_update(self, ctxt: RequestContext, node: ComputeNode) -> ComputeNode:
+        """Create or update the compute_nodes row for (node.host, node.hypervisor_hostname)."""
+        result: ComputeNode = self.call(ctxt, "compute_node_update", node=node)
+        return result

@@ -1,0 +1,200 @@
+"""Host states from every cell database, cached and refreshed incrementally.
+
+A decision must not read 1,000 rows per request: the states live in memory
+and, once ``[scheduler] host_state_ttl`` has passed, only the services and
+compute nodes changed since the last read (by updated_at/created_at, with a
+slack for writers' clock skew) are read again. Host mappings are re-read on
+each refresh, so a host discovered meanwhile becomes schedulable.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import sqlalchemy as sa
+from oslo_config import cfg
+from sqlalchemy.engine import Engine
+
+from saphira.db.api.connect import api_url
+from saphira.db.api.models import CellMapping, HostMapping
+from saphira.db.cell.models import ComputeNode, Service
+from saphira.db.cells import CELL0_UUID, COMPUTE_BINARY
+from saphira.db.engine import make_engine
+from saphira.domain.sizing import DISK_GB, MEMORY_MB, VCPU
+from saphira.scheduler.host_state import HostState
+
+SLACK = dt.timedelta(seconds=5)
+Now = Callable[[], dt.datetime]
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _arch(cpu_info: str) -> str:
+    try:
+        info = json.loads(cpu_info or "{}")
+    except ValueError:
+        return "x86_64"
+    return str(info.get("arch") or "x86_64") if isinstance(info, dict) else "x86_64"
+
+
+class _CellReader:
+    """One cell's nodes and compute services, kept current by delta reads."""
+
+    def __init__(self, cell_uuid: str, url: str) -> None:
+        self.cell_uuid = cell_uuid
+        self.engine: Engine = make_engine(url)
+        self.nodes: dict[str, Any] = {}
+        self.services: dict[str, Any] = {}
+        self._since: dt.datetime | None = None
+
+    def refresh(self) -> None:
+        with self.engine.connect() as conn:
+            newest = self._read(conn, Service, self.services, "host")
+            newest = max(
+                filter(None, [newest, self._read(conn, ComputeNode, self.nodes, "uuid")]),
+                default=None,
+            )
+        if newest is not None:
+            self._since = newest - SLACK
+
+    def _read(self, conn: Any, model: Any, into: dict[str, Any], key: str) -> dt.datetime | None:
+        changed = sa.func.coalesce(model.updated_at, model.created_at)
+        stmt = sa.select(model.__table__, changed.label("changed"))
+        if model is Service:
+            stmt = stmt.where(Service.binary == COMPUTE_BINARY)
+        if self._since is not None:
+            stmt = stmt.where(changed >= self._since)
+        newest: dt.datetime | None = None
+        for row in conn.execute(stmt):
+            if row.deleted:
+                into.pop(getattr(row, key), None)
+            else:
+                into[getattr(row, key)] = row
+            if row.changed is not None and (newest is None or row.changed > newest):
+                newest = row.changed
+        return newest
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+class HostManager:
+    def __init__(self, conf: cfg.ConfigOpts, *, now: Now = utcnow) -> None:
+        self.conf = conf
+        self._now = now
+        self._api = make_engine(api_url(conf))
+        self._cells: dict[str, _CellReader] = {}
+        self._mapped: dict[str, str] = {}  # host -> cell uuid
+        self._lock = threading.Lock()  # guards the published states
+        self._reload_lock = threading.Lock()  # one reader of the databases at a time
+        self._refreshed = float("-inf")
+        self._states: list[HostState] = []
+        self._loaded = False
+        self._refresher: threading.Thread | None = None
+
+    def invalidate(self) -> None:
+        """Read everything changed on the next call (e.g. after a host discovery)."""
+        with self._lock:
+            self._refreshed = float("-inf")
+
+    def hosts(self) -> list[HostState]:
+        """Every compute node of every cell (cell0 excluded), mapped or not.
+
+        With a positive TTL a stale cache is refreshed by a background thread
+        while decisions go on with the states they have (at most a TTL and one
+        refresh old), so no decision waits for the databases; the first call,
+        and every call with a zero TTL, reads synchronously.
+        """
+        ttl = float(self.conf.scheduler.host_state_ttl)
+        with self._lock:
+            if time.monotonic() - self._refreshed < ttl:
+                return self._states
+            background = ttl > 0 and self._loaded
+            if background and (self._refresher is None or not self._refresher.is_alive()):
+                self._refresher = threading.Thread(
+                    target=self._reload, name="scheduler-host-states", daemon=True
+                )
+                self._refresher.start()
+            if background:
+                return self._states
+        self._reload()
+        return self._states
+
+    def _reload(self) -> None:
+        """Read the changes and swap in new states; readers are touched by one thread only."""
+        with self._reload_lock:
+            self._refresh()
+            now = self._now()
+            states = [
+                self._state(reader, row, now)
+                for reader in self._cells.values()
+                for row in reader.nodes.values()
+            ]
+        with self._lock:
+            self._states, self._loaded, self._refreshed = states, True, time.monotonic()
+
+    def _refresh(self) -> None:
+        with self._api.connect() as conn:
+            cells = conn.execute(
+                sa.select(CellMapping.uuid, CellMapping.database_connection).where(
+                    CellMapping.uuid != CELL0_UUID
+                )
+            ).all()
+            self._mapped = dict(
+                conn.execute(
+                    sa.select(HostMapping.host, CellMapping.uuid).join(
+                        CellMapping, HostMapping.cell_id == CellMapping.id
+                    )
+                ).all()
+            )
+        for cell_uuid, url in cells:
+            if cell_uuid not in self._cells:
+                self._cells[cell_uuid] = _CellReader(cell_uuid, url)
+        for gone in set(self._cells) - {uuid for uuid, _ in cells}:
+            self._cells.pop(gone).dispose()
+        for reader in self._cells.values():
+            reader.refresh()
+
+    def _state(self, reader: _CellReader, node: Any, now: dt.datetime) -> HostState:
+        service = reader.services.get(node.host)
+        seen = (
+            None
+            if service is None
+            else (service.last_seen_up or service.updated_at or service.created_at)
+        )
+        down_after = dt.timedelta(seconds=int(self.conf.service_down_time))
+        return HostState(
+            host=node.host,
+            node=node.hypervisor_hostname,
+            uuid=node.uuid,
+            cell_uuid=reader.cell_uuid,
+            mapped=self._mapped.get(node.host) == reader.cell_uuid,
+            availability_zone=str(self.conf.default_availability_zone),
+            service_disabled=bool(service is not None and service.disabled),
+            disabled_reason=None if service is None else service.disabled_reason,
+            forced_down=bool(service is not None and service.forced_down),
+            last_seen_up=seen,
+            service_up=seen is not None and now - seen <= down_after,
+            has_service=service is not None,
+            hypervisor_type=node.hypervisor_type or "",
+            hypervisor_version=int(node.hypervisor_version or 0),
+            arch=_arch(node.cpu_info),
+            total={VCPU: node.vcpus, MEMORY_MB: node.memory_mb, DISK_GB: node.local_gb},
+        )
+
+    def close(self) -> None:
+        with self._reload_lock:
+            for reader in self._cells.values():
+                reader.dispose()
+            self._cells.clear()
+        self._api.dispose()
+
+
+__all__ = ["HostManager", "HostState"]

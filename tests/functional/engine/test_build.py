@@ -1,0 +1,52 @@
+"""Builds, actions, deletes and reschedules through the real services in process."""
+
+from __future__ import annotations
+
+from saphira.domain.states import PowerState, VmState
+from tests.functional.engine.conftest import Plane
+
+
+def _active(i: object) -> bool:
+    return getattr(i, "vm_state", None) is VmState.ACTIVE
+
+
+def test_build_goes_active_and_delete_releases_allocations(plane: Plane) -> None:
+    plane.add_host("host-a")
+    uuid = plane.boot()
+    built = plane.wait(uuid, _active)
+    assert built.host == "host-a" and built.power_state is PowerState.RUNNING
+    assert plane.placement.get_allocations(uuid)["allocations"]
+    from saphira.context import RequestContext
+    from saphira.rpc.rpcapi.compute import ComputeAPI
+
+    ComputeAPI(plane.transport).terminate_instance(RequestContext(), built)
+    plane.wait(uuid, lambda i: i.vm_state is VmState.DELETED)
+    assert not plane.placement.get_allocations(uuid)["allocations"]
+
+
+def test_spawn_failure_reschedules_to_another_host(plane: Plane) -> None:
+    plane.add_host("host-a")
+    plane.add_host("host-b")
+    plane.faults.fail("spawn", hosts=["host-a"], reason="disk on fire")
+    uuid = plane.boot()
+    built = plane.wait(uuid, _active)
+    assert built.host == "host-b"
+
+
+def test_failure_on_every_host_names_hosts_and_reasons(plane: Plane) -> None:
+    plane.add_host("host-a")
+    plane.add_host("host-b")
+    plane.faults.fail("spawn", reason="no luck")
+    uuid = plane.boot()
+    failed = plane.wait(uuid, lambda i: i.vm_state is VmState.ERROR)
+    assert failed.task_state is None
+    with plane.conductor.dbs.instance_cell(uuid) as session:
+        import sqlalchemy as sa
+
+        from saphira.db.cell import models
+
+        message = session.scalars(
+            sa.select(models.InstanceFault.details).filter_by(instance_uuid=uuid)
+        ).one()
+    assert "host-a" in message and "host-b" in message and "no luck" in message
+    assert not plane.placement.get_allocations(uuid)["allocations"]
