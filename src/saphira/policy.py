@@ -18,6 +18,7 @@ from oslo_policy import policy
 from saphira.context import RequestContext
 from saphira.exception import Forbidden
 from saphira.policies import compute as compute_policies
+from saphira.policies import image as image_policies
 from saphira.policies import placement as placement_policies
 from saphira.policies import servers as server_policies
 
@@ -109,6 +110,7 @@ def list_rules() -> list[policy.RuleDefault]:
         *documented,
         *compute_policies.list_rules(),
         *placement_policies.list_rules(),
+        *image_policies.list_rules(),
         *server_policies.list_rules(),
     ]
 

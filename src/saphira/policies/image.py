@@ -23,7 +23,9 @@ _SEEN = (
 )
 READ_IMAGE = f"{ADMIN} or (role:reader and ({_SEEN}))"
 DOWNLOAD_IMAGE = f"{ADMIN} or (role:member and ({_SEEN}))"
-READ_MEMBERS = f"{ADMIN} or (role:reader and (project_id:%(project_id)s or project_id:%(member_id)s))"
+READ_MEMBERS = (
+    f"{ADMIN} or (role:reader and (project_id:%(project_id)s or project_id:%(member_id)s))"
+)
 MODIFY_MEMBER = f"{ADMIN} or (role:member and project_id:%(member_id)s)"
 SCOPES = ["project"]
 
@@ -36,13 +38,10 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("publicize_image", ADMIN, "PATCH", _IMAGE),
     ("communitize_image", ADMIN_OR_MEMBER, "PATCH", _IMAGE),
     ("delete_image", ADMIN_OR_MEMBER, "DELETE", _IMAGE),
-    ("upload_image", ADMIN_OR_MEMBER, "PUT", f"{_IMAGE}/file"),
+    ("upload_image", ADMIN_OR_MEMBER, "PUT", f"{_IMAGE}/file"),  # and .../stage
     ("download_image", DOWNLOAD_IMAGE, "GET", f"{_IMAGE}/file"),
-    ("add_image_tag", ADMIN_OR_MEMBER, "PUT", f"{_IMAGE}/tags/{{tag}}"),
-    ("delete_image_tag", ADMIN_OR_MEMBER, "DELETE", f"{_IMAGE}/tags/{{tag}}"),
     ("deactivate", ADMIN_OR_MEMBER, "POST", f"{_IMAGE}/actions/deactivate"),
     ("reactivate", ADMIN_OR_MEMBER, "POST", f"{_IMAGE}/actions/reactivate"),
-    ("stage_image", ADMIN_OR_MEMBER, "PUT", f"{_IMAGE}/stage"),
     ("import_image", ADMIN_OR_MEMBER, "POST", f"{_IMAGE}/import"),
     ("get_members", READ_MEMBERS, "GET", f"{_IMAGE}/members"),
     ("get_member", READ_MEMBERS, "GET", f"{_IMAGE}/members/{{member_id}}"),

@@ -21,6 +21,7 @@ from saphira.image.data import DataService, Limits
 from saphira.image.quotas import parse_size
 from saphira.image.records import Records
 from saphira.image.store import FilesystemStore
+from saphira.policy import Enforcer
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -44,7 +45,7 @@ def settings_from_conf(conf: cfg.ConfigOpts) -> Settings:
 
 
 def build_backend(conf: cfg.ConfigOpts) -> Backend:
-    """Records, stores and limits from the configuration; the database must be synced."""
+    """Records, stores, limits and policy from the configuration; the database must be synced."""
     group = conf.image_api
     records = Records(make_image_engine(conf))
     limits = Limits(
@@ -57,7 +58,8 @@ def build_backend(conf: cfg.ConfigOpts) -> Backend:
     staging = FilesystemStore(conf.os_glance_staging_store.filesystem_store_datadir)
     store.ensure()
     staging.ensure()
-    return Backend(records, DataService(records, store, staging, limits), settings_from_conf(conf))
+    data = DataService(records, store, staging, limits)
+    return Backend(records, data, settings_from_conf(conf), Enforcer(conf))
 
 
 def build_image_app(backend: Backend) -> ImageApp:

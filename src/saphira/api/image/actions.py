@@ -17,7 +17,7 @@ def _add_tag(call: Call, image_id: str, tag: str) -> Response:
         raise exception.BadRequest("Tags are at most 255 characters long.")
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, "modify_image")
+        call.authorize("modify_image", image)
         if tag not in {t.value for t in image.tags}:
             quota = call.settings.tag_quota
             if 0 <= quota <= len(image.tags):
@@ -30,7 +30,7 @@ def _add_tag(call: Call, image_id: str, tag: str) -> Response:
 def _delete_tag(call: Call, image_id: str, tag: str) -> Response:
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, "modify_image")
+        call.authorize("modify_image", image)
         found = [t for t in image.tags if t.value == tag]
         if not found:
             raise exception.NotFound(f"Tag {tag} not found.")
@@ -42,23 +42,21 @@ def _delete_tag(call: Call, image_id: str, tag: str) -> Response:
 def _transition(call: Call, image_id: str, action: str, source: str, target: str) -> Response:
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, action)
+        call.authorize(action, image)
         if image.status == target:
             return Response(status=204)
         if image.status != source:
-            raise exception.Forbidden(
-                f"Not allowed to {action.split('_')[0]} image in status '{image.status}'"
-            )
+            raise exception.Forbidden(f"Not allowed to {action} image in status '{image.status}'")
         image.status, image.updated_at = target, utcnow()
     return Response(status=204)
 
 
 def _deactivate(call: Call, image_id: str) -> Response:
-    return _transition(call, image_id, "deactivate_image", "active", "deactivated")
+    return _transition(call, image_id, "deactivate", "active", "deactivated")
 
 
 def _reactivate(call: Call, image_id: str) -> Response:
-    return _transition(call, image_id, "reactivate_image", "deactivated", "active")
+    return _transition(call, image_id, "reactivate", "deactivated", "active")
 
 
 def routes() -> list[Any]:

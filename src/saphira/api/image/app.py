@@ -24,6 +24,7 @@ from saphira.context import RequestContext
 from saphira.db.image.models import Image
 from saphira.image.data import DataService
 from saphira.image.records import Records
+from saphira.policy import Enforcer
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class Backend:
     records: Records
     data: DataService
     settings: Settings
+    enforcer: Enforcer
 
 
 @dataclass
@@ -65,13 +67,28 @@ class Call:
     def body(self) -> Any:
         return json_body(self.request)
 
-    def require_owner(self, image: Image, action: str) -> None:
-        """Admins, or members of the owning project (Glance's modify_image default)."""
-        if self.ctx.is_admin:
-            return
-        if image.owner == self.ctx.project_id and "member" in self.ctx.roles:
-            return
-        raise exception.Forbidden(f"You are not authorized to complete {action} action.")
+    def authorize(
+        self, rule: str, image: Image | None = None, member_id: str | None = None
+    ) -> None:
+        """Enforce a rule of saphira.policies.image on an image (or the caller's project).
+
+        The target is Glance's: the image's owner as ``project_id``, its
+        visibility, and the project a membership is about (the caller's own
+        unless ``member_id`` names another). Refusals read as Glance's do.
+        """
+        owner = image.owner if image is not None else self.ctx.project_id
+        target = {
+            "project_id": owner,
+            "owner": owner,
+            "visibility": image.visibility if image is not None else None,
+            "member_id": member_id or self.ctx.project_id,
+        }
+        try:
+            self.backend.enforcer.enforce(self.ctx, rule, target)
+        except exception.Forbidden:
+            raise exception.Forbidden(
+                f"You are not authorized to complete {rule} action."
+            ) from None
 
 
 Handler = Callable[..., Response]

@@ -39,8 +39,9 @@ def state_of(image: Image) -> dict[str, Any]:
 
 def _authorize(call: Call, image: Image, state: dict[str, Any]) -> None:
     ctx = call.ctx
-    if state.get("visibility") == "public" and image.visibility != "public" and not ctx.is_admin:
-        raise exception.Forbidden("You are not authorized to complete publicize_image action.")
+    wanted = state.get("visibility")
+    if wanted in ("public", "community") and image.visibility != wanted:
+        call.authorize("publicize_image" if wanted == "public" else "communitize_image", image)
     new_owner = state.get("owner")
     if new_owner != image.owner and not ctx.is_admin and new_owner != ctx.project_id:
         raise exception.Forbidden(

@@ -61,7 +61,7 @@ def _body(call: Call) -> tuple[Iterator[bytes], int | None]:
 def _owned(call: Call, image_id: str, action: str) -> None:
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, action)
+        call.authorize(action, image)
 
 
 def _upload(call: Call, image_id: str) -> Response:
@@ -119,6 +119,7 @@ class RangeNotSatisfiable(exception.SaphiraError):
 def _download(call: Call, image_id: str) -> Response:
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
+        call.authorize("download_image", image)
         if image.status == "deactivated" and not call.ctx.is_admin:
             raise exception.Forbidden(
                 "The requested image has been deactivated. Image data download is forbidden."

@@ -25,6 +25,7 @@ def _create(call: Call) -> Response:
     body = call.body()
     if not isinstance(body, dict):
         raise exception.BadRequest("Image create body must be a JSON object.")
+    call.authorize("add_image")
     attributes.check_names(body)
     image_id = body.pop("id", None) or str(uuid.uuid4())
     state: dict[str, Any] = {name: None for name in attributes.COLUMNS}
@@ -54,10 +55,13 @@ def _create(call: Call) -> Response:
 
 def _show(call: Call, image_id: str) -> Response:
     with call.records.session() as session:
-        return json_response(image_view(call.records.visible(session, call.ctx, image_id)))
+        image = call.records.visible(session, call.ctx, image_id)
+        call.authorize("get_image", image)
+        return json_response(image_view(image))
 
 
 def _list(call: Call) -> Response:
+    call.authorize("get_images")
     query = listing.parse(call.request.args, call.settings)
     with call.records.session() as session:
         images = call.records.list(session, call.ctx, query)
@@ -106,7 +110,7 @@ def _update(call: Call, image_id: str) -> Response:
     ops = _patch_ops(call)
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, "modify_image")
+        call.authorize("modify_image", image)
         state = attributes.state_of(image)
         for op in ops:
             _apply_op(state, op)
@@ -119,7 +123,7 @@ def _update(call: Call, image_id: str) -> Response:
 def _delete(call: Call, image_id: str) -> Response:
     with call.records.session() as session:
         image = call.records.visible(session, call.ctx, image_id)
-        call.require_owner(image, "delete_image")
+        call.authorize("delete_image", image)
         if image.protected:
             raise exception.Forbidden(f"Image {image_id} is protected and cannot be deleted.")
         session.delete(image)

@@ -32,6 +32,7 @@ def _shared_image(call: Call, image_id: str, session: Any) -> Image:
 def _list(call: Call, image_id: str) -> Response:
     with call.records.session() as session:
         image = _shared_image(call, image_id, session)
+        call.authorize("get_members", image)
         members = session.query(ImageMember).filter_by(image_id=image.id).all()
         if not (call.ctx.is_admin or image.owner == call.ctx.project_id):
             members = [m for m in members if m.member == call.ctx.project_id]
@@ -46,7 +47,7 @@ def _create(call: Call, image_id: str) -> Response:
         raise exception.BadRequest("Member to be added not specified")
     with call.records.session() as session:
         image = _shared_image(call, image_id, session)
-        call.require_owner(image, "add_member")
+        call.authorize("add_member", image)
         if member_of(session, image.id, member_id) is not None:
             raise exception.Conflict(
                 f"The target member {member_id} is already associated with image {image_id}."
@@ -75,7 +76,8 @@ def _find(call: Call, image_id: str, member_id: str, session: Any) -> tuple[Imag
 
 def _show(call: Call, image_id: str, member_id: str) -> Response:
     with call.records.session() as session:
-        _, member = _find(call, image_id, member_id, session)
+        image, member = _find(call, image_id, member_id, session)
+        call.authorize("get_member", image, member_id)
         return json_response(member_view(member))
 
 
@@ -85,9 +87,8 @@ def _update(call: Call, image_id: str, member_id: str) -> Response:
     if status not in STATUSES:
         raise exception.BadRequest(f"Status must be one of {', '.join(STATUSES)}.")
     with call.records.session() as session:
-        _, member = _find(call, image_id, member_id, session)
-        if member_id != call.ctx.project_id and not call.ctx.is_admin:
-            raise exception.Forbidden("Only the member may change its membership status.")
+        image, member = _find(call, image_id, member_id, session)
+        call.authorize("modify_member", image, member_id)
         member.status, member.updated_at = status, utcnow()
         session.flush()
         return json_response(member_view(member))
@@ -96,7 +97,7 @@ def _update(call: Call, image_id: str, member_id: str) -> Response:
 def _delete(call: Call, image_id: str, member_id: str) -> Response:
     with call.records.session() as session:
         image, member = _find(call, image_id, member_id, session)
-        call.require_owner(image, "delete_member")
+        call.authorize("delete_member", image)
         session.delete(member)
     return Response(status=204)
 

@@ -1,0 +1,59 @@
+"""Judge a tempest run against the lists: what passed, what failed, what is owed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from tests.tempest.lists import TestLists
+from tests.tempest.runner import Outcome, RunResult
+
+PASSED = ("success", "xfail")
+
+
+@dataclass
+class Verdict:
+    counts: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def judge(lists: TestLists, result: RunResult) -> Verdict:
+    """Every run test passed, or skipped where its list line allows; counts for the report."""
+    verdict = Verdict()
+    for test in lists.to_run:
+        klass = test.rsplit(".", 1)[0]
+        outcome = result.outcomes.get(test)
+        if outcome is None and klass in result.class_skips:
+            outcome = Outcome("skip", result.class_skips[klass])
+        if outcome is None:
+            verdict.counts["missing"] += 1
+            why = result.class_errors.get(klass) or "not run (no such test, or tempest crashed)"
+            verdict.problems.append(f"MISSING {test}: {why}")
+        elif outcome.status in PASSED:
+            verdict.counts["passed"] += 1
+        elif outcome.status == "skip":
+            verdict.counts["skipped"] += 1
+            allowed = lists.may_skip.get(test)
+            verdict.lines.append(f"skipped {test}: {outcome.reason or '?'}")
+            if allowed is None:
+                verdict.problems.append(f"SKIPPED without a listed reason {test}: {outcome.reason}")
+        else:
+            verdict.counts["failed"] += 1
+            verdict.problems.append(f"FAILED {test}:\n{outcome.reason}")
+    by_reason: dict[str, list[str]] = {}
+    for test, reason in lists.pending.items():
+        by_reason.setdefault(reason, []).append(test)
+    for reason, tests in by_reason.items():
+        verdict.lines.append(f"pending ({len(tests)}): {reason}")
+        verdict.lines.extend(f"    {test}" for test in tests)
+    verdict.counts["pending"] = len(lists.pending)
+    return verdict
+
+
+def summary(verdict: Verdict) -> str:
+    c = verdict.counts
+    return (
+        f"tempest: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped, "
+        f"{c['missing']} missing, {c['pending']} pending (not run yet)"
+    )
