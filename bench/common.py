@@ -24,7 +24,7 @@ PORTS = (5000, 8774, 8775, 8778, 9292, 9696)  # every registry port, served or n
 def free_offset() -> int:
     """An offset that puts every port on a free one of 127.0.0.1."""
     for _ in range(200):
-        offset = random.randrange(10000, 50000, 7)
+        offset = random.randrange(1000, 22000, 7)  # below the ephemeral range (32768+)
         if all(_free(port + offset) for port in PORTS):
             return offset
     raise RuntimeError("no free port offset")
@@ -55,6 +55,7 @@ class Cloud:
     port_offset: int
     log_path: Path
     preexec: Callable[[], None] | None = None
+    extra_args: Sequence[str] = ()  # after "up": --config-file ...
     proc: subprocess.Popen[str] | None = None
     _ready: threading.Event = field(default_factory=threading.Event)
 
@@ -70,6 +71,7 @@ class Cloud:
             "--state-dir", str(self.state_dir),
             "--bind-host", "127.0.0.1",
             "--port-offset", str(self.port_offset),
+            *self.extra_args,
         ]  # fmt: skip
         env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
         began = time.perf_counter()

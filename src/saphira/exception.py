@@ -88,6 +88,15 @@ class ServiceUnavailable(SaphiraError):
     msg_fmt = "The service is temporarily unavailable."
 
 
+class NotImplementedHere(SaphiraError):
+    """A deliberate 501: the request is valid, this deployment cannot answer it (Nova's
+    answer when a virt driver lacks a function)."""
+
+    code = 501
+    title = "Not Implemented"
+    msg_fmt = "Not implemented."
+
+
 class ConfigError(SaphiraError):
     """A configuration value is wrong; raised before any service starts."""
 

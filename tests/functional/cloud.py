@@ -40,9 +40,14 @@ def ports_free(offset: int) -> bool:
 
 
 def free_offset() -> int:
-    """An offset that puts every registry port (5000..9696 today) on a free port."""
+    """An offset that puts every registry port (5000..9696 today) on a free port.
+
+    Every port stays below the kernel's ephemeral range (32768 and up), where
+    outgoing connections (to RabbitMQ, PostgreSQL, ourselves) take their local
+    port and could grab one of ours between the check and the bind.
+    """
     for _ in range(200):
-        offset = random.randrange(10000, 50000, 7)
+        offset = random.randrange(1000, 22000, 7)
         if ports_free(offset):
             return offset
     raise RuntimeError("no free port offset found")

@@ -13,8 +13,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-PROJECTS = 4  # two workers, each holding primary, its reader and an alt, with room to spare
-ADMIN_ACCOUNTS = 2
+PROJECTS = 8  # two workers, each holding primary, alt and their readers, with room to spare
+ADMIN_ACCOUNTS = 4
 IMAGE_BYTES = b"\0" * 1024 * 1024  # a raw disk of one MiB: the image service checks formats
 
 

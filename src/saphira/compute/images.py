@@ -36,21 +36,24 @@ class ImageUploader:
         self.timeout = timeout
 
     def upload(self, image_id: str, data: ImageData) -> None:
-        """Set the formats the snapshot has, then stream its bytes into the image."""
+        """Give the image the formats the snapshot really has, then stream its bytes.
+
+        The API created the image before the driver ran, guessing the formats;
+        the image service checks the bytes against them, so a guess that does
+        not match the driver's output is corrected while the image is queued.
+        """
         headers = {"X-Auth-Token": self.token()}
-        patch = [
-            {"op": "add", "path": "/disk_format", "value": data.disk_format},
-            {"op": "add", "path": "/container_format", "value": data.container_format},
-        ]
         url = f"{self.base_url}/v2/images/{image_id}"
         try:
             current = requests.get(url, headers=headers, timeout=self.timeout).json()
-            if not current.get("disk_format"):
-                requests.patch(
+            patch = _format_patch(current, data)
+            if patch:
+                fixed = requests.patch(
                     url, json=patch, timeout=self.timeout,
                     headers={**headers,
                              "Content-Type": "application/openstack-images-v2.1-json-patch"},
                 )  # fmt: skip
+                _refused(image_id, "update", fixed)
 
             def chunks() -> Iterator[bytes]:
                 yield from data.chunks
@@ -61,7 +64,20 @@ class ImageUploader:
             )  # fmt: skip
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"image service unreachable: {error}") from None
-        if response.status_code >= 400:
-            raise exception.SaphiraError(
-                f"image upload of {image_id} refused: {response.status_code} {response.text[:200]}"
-            )
+        _refused(image_id, "upload", response)
+
+
+def _format_patch(current: dict[str, Any], data: ImageData) -> list[dict[str, str]]:
+    wanted = {"disk_format": data.disk_format, "container_format": data.container_format}
+    return [
+        {"op": "replace" if current.get(key) else "add", "path": f"/{key}", "value": value}
+        for key, value in wanted.items()
+        if current.get(key) != value
+    ]
+
+
+def _refused(image_id: str, what: str, response: requests.Response) -> None:
+    if response.status_code >= 400:
+        raise exception.SaphiraError(
+            f"image {what} of {image_id} refused: {response.status_code} {response.text[:200]}"
+        )

@@ -104,7 +104,11 @@ class ComputeManager(resize.ResizeMixin):
             self.conductor.instance_finish(
                 ctxt, uuid, Action.BUILD, {"launched_at": _now(), "power_state": int(power)}
             )
-        except exception.InstanceInvalidState:  # deleted while spawning: the delete owns it
+        except exception.InstanceInvalidState:
+            # Deleted while spawning, or failed by the watchdog while this agent
+            # hung: the row is no longer ours to finish, so the guest must go.
+            LOG.info("build of %s finished too late; destroying its guest", uuid)
+            self._cleanup(driver, instance)
             return
         self.conductor.action_event_finish(ctxt, uuid, event, "Success")
 

@@ -7,13 +7,15 @@ drops the migration's, revert gives it back to the instance."""
 
 from __future__ import annotations
 
+import logging
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.compute.images import image_meta
 from saphira.context import RequestContext
-from saphira.domain.states import TaskState
-from saphira.domain.table import Action
+from saphira.domain.states import TaskState, VmState
+from saphira.domain.table import TABLE, Action
 from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
 from saphira.virt.types import Migration
@@ -24,14 +26,19 @@ if TYPE_CHECKING:
     from saphira.rpc.rpcapi.conductor import ConductorAPI
     from saphira.virt.driver import ComputeDriver
 
+LOG = logging.getLogger(__name__)
 T = TaskState
+
+
+def _flavor(value: Flavor | dict[str, Any]) -> Flavor:
+    """The bus revives nested object primitives, the system metadata does not."""
+    return value if isinstance(value, Flavor) else Flavor.from_primitive(value)
 
 
 def _migration(data: dict[str, Any]) -> Migration:
     return Migration(
         data["uuid"], data["source_host"], data["source_node"], data["dest_host"],
-        data["dest_node"], Flavor.from_primitive(data["old_flavor"]),
-        Flavor.from_primitive(data["new_flavor"]),
+        data["dest_node"], _flavor(data["old_flavor"]), _flavor(data["new_flavor"]),
     )  # fmt: skip
 
 
@@ -51,16 +58,61 @@ class ResizeMixin:
     compute: ComputeAPI
     placement: PlacementClient
 
-    def _resize_failed(
+    def _hop(
         self,
         ctxt: RequestContext,
         instance: Instance,
         action: Action,
-        error: Exception,
-    ) -> None:
-        reason = getattr(error, "message", None) or str(error)
-        fault = InstanceFault(instance.uuid, 500, reason, traceback.format_exc(), self.host)
-        self.conductor.instance_fail(ctxt, instance.uuid, action, fault)
+        event: str,
+        work: Callable[[], None],
+        migration: dict[str, Any] | None = None,
+        *,
+        error_out: bool = False,
+    ) -> bool:
+        """One agent's part of a move, recorded as an action event; on failure the
+        fault, the failed state and (mid-resize) the source claim given back.
+
+        ``error_out``: the guest was already touched (disk moved, source powered
+        off), so the instance goes to ERROR as Nova's does, not back to ACTIVE.
+        """
+        uuid = instance.uuid
+        self.conductor.action_event_start(ctxt, uuid, event, self.host)
+        try:
+            work()
+        except Exception as error:
+            reason = getattr(error, "message", None) or str(error)
+            if migration is not None:
+                self._restore_source_claim(instance, migration)
+            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
+            if error_out:
+                self.conductor.instance_fault_create(ctxt, fault)
+                self.conductor.instance_save_state(
+                    ctxt, uuid, [str(instance.vm_state)],
+                    [str(step) for step in TABLE[action].steps],
+                    {"vm_state": str(VmState.ERROR), "task_state": None},
+                )  # fmt: skip
+            else:
+                self.conductor.instance_fail(ctxt, uuid, action, fault)
+            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+            return False
+        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+        return True
+
+    def _restore_source_claim(self, instance: Instance, migration: dict[str, Any]) -> None:
+        """Drop the destination claim and give the migration's (source) one back."""
+        try:
+            held = self.placement.get_allocations(migration["uuid"]).get("allocations", {})
+            if not held:
+                return
+            self.placement.delete_allocations(instance.uuid)
+            self.placement.put_allocations(
+                instance.uuid, {rp: dict(v["resources"]) for rp, v in held.items()},
+                project_id=instance.project_id, user_id=instance.user_id,
+                consumer_generation=None,
+            )  # fmt: skip
+            self.placement.delete_allocations(migration["uuid"])
+        except Exception:
+            LOG.exception("could not give %s its source claim back", instance.uuid)
 
     def prep_resize(
         self,
@@ -75,10 +127,16 @@ class ResizeMixin:
         """The scheduler's claim is the destination's; hand over to the source."""
         from saphira.rpc.rpcapi.compute import resize_migration
 
-        self.compute.resize_instance(
-            ctxt, instance, flavor, image, resize_migration(instance),
-            clean_shutdown=clean_shutdown,
-        )  # fmt: skip
+        migration = resize_migration(instance)
+
+        def work() -> None:
+            if self.host != migration["dest_host"]:
+                raise ValueError(f"prep_resize for {migration['dest_host']} reached {self.host}")
+
+        if self._hop(ctxt, instance, Action.RESIZE, "compute_prep_resize", work, migration):
+            self.compute.resize_instance(
+                ctxt, instance, flavor, image, migration, clean_shutdown=clean_shutdown
+            )
 
     def resize_instance(
         self,
@@ -89,17 +147,19 @@ class ResizeMixin:
         migration: dict[str, Any],
         clean_shutdown: bool = True,
     ) -> None:
-        try:
+        moved: list[Instance] = []
+
+        def work() -> None:
             self.conductor.instance_advance(ctxt, instance.uuid, Action.RESIZE, T.RESIZE_PREP)
             driver = _node_driver(self, migration["source_node"])
             driver.migrate_disk_and_power_off(instance, _migration(migration), flavor)
-            instance = self.conductor.instance_advance(
+            moved.append(self.conductor.instance_advance(
                 ctxt, instance.uuid, Action.RESIZE, T.RESIZE_MIGRATING
-            )
-        except Exception as error:
-            self._resize_failed(ctxt, instance, Action.RESIZE, error)
-            return
-        self.compute.finish_resize(ctxt, instance, flavor, image, migration)
+            ))  # fmt: skip
+
+        event = "compute_resize_instance"
+        if self._hop(ctxt, instance, Action.RESIZE, event, work, migration, error_out=True):
+            self.compute.finish_resize(ctxt, moved[0], flavor, image, migration)
 
     def finish_resize(
         self,
@@ -109,7 +169,7 @@ class ResizeMixin:
         image: dict[str, Any],
         migration: dict[str, Any],
     ) -> None:
-        try:
+        def work() -> None:
             self.conductor.instance_advance(ctxt, instance.uuid, Action.RESIZE, T.RESIZE_MIGRATED)
             driver = _node_driver(self, migration["dest_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
@@ -117,65 +177,56 @@ class ResizeMixin:
                 instance, _migration(migration), image_meta(image, instance.image_ref), (), power_on
             )
             power = driver.get_info(instance).state
-        except Exception as error:
-            self._resize_failed(ctxt, instance, Action.RESIZE, error)
-            return
-        self.conductor.instance_finish(
-            ctxt, instance.uuid, Action.RESIZE,
-            {"host": migration["dest_host"], "node": migration["dest_node"], "flavor": flavor,
-             "power_state": int(power)},
-        )  # fmt: skip
+            self.conductor.instance_finish(
+                ctxt, instance.uuid, Action.RESIZE,
+                {"host": migration["dest_host"], "node": migration["dest_node"],
+                 "flavor": flavor, "power_state": int(power)},
+            )  # fmt: skip
+
+        event = "compute_finish_resize"
+        self._hop(ctxt, instance, Action.RESIZE, event, work, migration, error_out=True)
 
     def confirm_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
-        try:
+        def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             driver.confirm_migration(instance, _migration(migration))
-        except Exception as error:
-            self._resize_failed(ctxt, instance, Action.CONFIRM_RESIZE, error)
-            return
-        self.placement.delete_allocations(migration["uuid"])
-        self.conductor.instance_finish(
-            ctxt, instance.uuid, Action.CONFIRM_RESIZE,
-            {"system_metadata": _without_resize(instance)},
-        )  # fmt: skip
+            self.placement.delete_allocations(migration["uuid"])
+            self.conductor.instance_finish(
+                ctxt, instance.uuid, Action.CONFIRM_RESIZE,
+                {"system_metadata": _without_resize(instance)},
+            )  # fmt: skip
+
+        self._hop(ctxt, instance, Action.CONFIRM_RESIZE, "compute_confirm_resize", work)
 
     def revert_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
-        try:
+        def work() -> None:
             if migration["dest_node"] != migration["source_node"]:
                 _node_driver(self, migration["dest_node"]).destroy(instance, ())
-            held = self.placement.get_allocations(migration["uuid"]).get("allocations", {})
-            self.placement.delete_allocations(instance.uuid)
-            if held:
-                self.placement.put_allocations(
-                    instance.uuid, {rp: dict(v["resources"]) for rp, v in held.items()},
-                    project_id=instance.project_id, user_id=instance.user_id,
-                    consumer_generation=None,
-                )  # fmt: skip
-                self.placement.delete_allocations(migration["uuid"])
-        except Exception as error:
-            self._resize_failed(ctxt, instance, Action.REVERT_RESIZE, error)
-            return
-        self.compute.finish_revert_resize(ctxt, instance, migration)
+            self._restore_source_claim(instance, migration)
+
+        if self._hop(ctxt, instance, Action.REVERT_RESIZE, "compute_revert_resize", work):
+            self.compute.finish_revert_resize(ctxt, instance, migration)
 
     def finish_revert_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
         move = _migration(migration)
-        try:
+
+        def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
             driver.finish_revert_migration(instance, move, (), power_on)
             power = driver.get_info(instance).state
-        except Exception as error:
-            self._resize_failed(ctxt, instance, Action.REVERT_RESIZE, error)
-            return
-        self.conductor.instance_finish(
-            ctxt, instance.uuid, Action.REVERT_RESIZE,
-            {"host": migration["source_host"], "node": migration["source_node"],
-             "flavor": move.old_flavor, "power_state": int(power),
-             "system_metadata": _without_resize(instance)},
-        )  # fmt: skip
+            self.conductor.instance_finish(
+                ctxt, instance.uuid, Action.REVERT_RESIZE,
+                {"host": migration["source_host"], "node": migration["source_node"],
+                 "flavor": move.old_flavor, "power_state": int(power),
+                 "system_metadata": _without_resize(instance)},
+            )  # fmt: skip
+
+        event = "compute_finish_revert_resize"
+        self._hop(ctxt, instance, Action.REVERT_RESIZE, event, work)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
-from collections.abc import Callable
 from typing import Any
 
 from oslo_config import cfg
 
+from saphira.common.periodic import Periodic
 from saphira.compute import reconcile, resource_tracker
 from saphira.compute.images import ImageUploader
 from saphira.compute.manager import ComputeManager
@@ -25,28 +24,6 @@ from saphira.virt.types import LifecycleEvent
 
 LOG = logging.getLogger(__name__)
 BINARY = "nova-compute"
-
-
-class Periodic(threading.Thread):
-    """Run ``task`` every ``interval`` seconds (or when woken) until stopped."""
-
-    def __init__(self, name: str, interval: float, task: Callable[[], Any]) -> None:
-        super().__init__(name=name, daemon=True)
-        self.interval, self.task = interval, task
-        self.stopped, self.wake = threading.Event(), threading.Event()
-
-    def run(self) -> None:
-        while not self.stopped.is_set():
-            try:
-                self.task()
-            except Exception:
-                LOG.exception("%s failed", self.name)
-            self.wake.wait(self.interval)
-            self.wake.clear()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.wake.set()
 
 
 class ComputeService:

@@ -19,7 +19,7 @@ from saphira import exception
 from saphira.conductor.databases import CellRef, Databases
 from saphira.context import RequestContext
 from saphira.db.api import build_requests
-from saphira.db.api.models import InstanceMapping
+from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
 from saphira.db.cell import actions, instances
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import TABLE, Action
@@ -51,7 +51,10 @@ class BuildTasks:
     ) -> None:
         if not instances:
             return
-        spec = dataclasses.replace(request_specs[0], num_instances=len(instances))
+        spec = dataclasses.replace(
+            request_specs[0], num_instances=len(instances),
+            instance_group_hosts=self._group_hosts(request_specs[0], instances),
+        )  # fmt: skip
         try:
             host_lists = self.scheduler.select_destinations(
                 ctxt, spec, [i.uuid for i in instances], return_alternates=True
@@ -64,6 +67,31 @@ class BuildTasks:
             spec_i = request_specs[index] if index < len(request_specs) else request_specs[0]
             self._build_one(ctxt, instance, spec_i, host_list, image or {}, admin_password,
                             requested_networks)  # fmt: skip
+
+    def _group_hosts(self, spec: RequestSpec, building: list[Instance]) -> list[str]:
+        """Hosts of the group's other members (Nova's setup_instance_group): the
+        affinity filters need them, and only the conductor can read every cell."""
+        if not spec.instance_group_uuid:
+            return list(spec.instance_group_hosts)
+        skip = {i.uuid for i in building}
+        with self.dbs.api() as api:
+            members = api.scalars(
+                sa.select(InstanceGroupMember.instance_uuid)
+                .join(InstanceGroup, InstanceGroup.id == InstanceGroupMember.group_id)
+                .where(InstanceGroup.uuid == spec.instance_group_uuid)
+            ).all()
+        hosts: list[str] = []
+        for member in members:
+            if member in skip:
+                continue
+            try:
+                with self.dbs.instance_cell(member) as session:
+                    host = instances.get(session, member).host
+            except exception.InstanceNotFound:  # not placed yet, or deleted
+                continue
+            if host:
+                hosts.append(host)
+        return hosts
 
     def _build_one(
         self,

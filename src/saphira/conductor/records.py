@@ -4,6 +4,8 @@ agents' behalf, each in its own transaction in the instance's cell."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -17,6 +19,7 @@ from saphira.db.cell.instances import InstanceFilters
 from saphira.domain import transitions
 from saphira.domain.states import PowerState, TaskState, VmState
 from saphira.domain.table import Action
+from saphira.exception import InstanceInvalidState
 from saphira.objects import ComputeNode, Flavor, Instance, InstanceFault, Service
 
 COMPUTE_BINARY = "nova-compute"
@@ -61,7 +64,8 @@ class Records:
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
-            move = transitions.advance(Action(action), current.vm_state, TaskState(step))
+            with _no_such_move(current, action):
+                move = transitions.advance(Action(action), current.vm_state, TaskState(step))
             instances.apply(session, instance_uuid, move, method=action)
             return instances.get(session, instance_uuid)
 
@@ -76,9 +80,10 @@ class Records:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
             prior = current.system_metadata.get("old_vm_state")
-            move = transitions.finish(
-                Action(action), current.vm_state, prior=VmState(prior) if prior else None
-            )
+            with _no_such_move(current, action):
+                move = transitions.finish(
+                    Action(action), current.vm_state, prior=VmState(prior) if prior else None
+                )
             changes = move.changes()
             if "power_state" in values:
                 changes["power_state"] = PowerState(values.pop("power_state"))
@@ -97,7 +102,8 @@ class Records:
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
-            move = transitions.fail(Action(action), current.vm_state)
+            with _no_such_move(current, action):
+                move = transitions.fail(Action(action), current.vm_state)
             instances.apply(session, instance_uuid, move, method=action)
             if fault is not None:
                 actions.fault_create(session, fault)
@@ -176,6 +182,19 @@ class Records:
     def compute_node_update(self, ctxt: RequestContext, node: ComputeNode) -> ComputeNode:
         with self.dbs.local_cell() as session:
             return services.node_upsert(session, node)
+
+
+@contextmanager
+def _no_such_move(current: Instance, action: str) -> Iterator[None]:
+    """The table has no move from where the instance is now (deleted, failed by the
+    watchdog, taken by another action): the agent's late report loses, as a CAS would."""
+    try:
+        yield
+    except (KeyError, ValueError):
+        raise InstanceInvalidState(
+            attr="vm_state", instance_uuid=current.uuid, state=str(current.vm_state),
+            method=str(action),
+        ) from None  # fmt: skip
 
 
 def _update(session: Session, instance_uuid: str, updates: dict[str, Any]) -> Instance:

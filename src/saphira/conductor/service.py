@@ -7,7 +7,7 @@ from typing import Any
 
 from oslo_config import cfg
 
-from saphira.compute.service import Periodic
+from saphira.common.periodic import Periodic
 from saphira.conductor import watchdog
 from saphira.conductor.databases import Databases
 from saphira.conductor.manager import ConductorManager

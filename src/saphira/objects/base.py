@@ -51,11 +51,23 @@ class SaphiraObject:
         if primitive.get(NAME) != cls.__name__:
             raise ValueError(f"expected a {cls.__name__} primitive, got {primitive.get(NAME)!r}")
         _check_version(cls, str(primitive.get(VERSION)))
-        hints = typing.get_type_hints(cls)
+        hints = _init_hints(cls)
         data = primitive[DATA]
-        known = {f.name for f in dataclasses.fields(cls) if f.init}  # type: ignore[arg-type]
-        kwargs = {name: _load(hints[name], value) for name, value in data.items() if name in known}
+        kwargs = {name: _load(hints[name], value) for name, value in data.items() if name in hints}
         return cls(**kwargs)
+
+
+_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _init_hints(cls: type[Any]) -> dict[str, Any]:
+    """The resolved type of each init field; resolving hints is slow, classes never change."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        resolved = typing.get_type_hints(cls)
+        hints = {f.name: resolved[f.name] for f in dataclasses.fields(cls) if f.init}
+        _HINTS[cls] = hints
+    return hints
 
 
 def from_primitive(primitive: dict[str, Any]) -> SaphiraObject:

@@ -15,6 +15,7 @@ from saphira.db import cells
 from saphira.exception import SaphiraError
 from saphira.rpc.rpcapi.scheduler import TOPIC
 from saphira.rpc.server import Server, start_server
+from saphira.scheduler.heartbeat import Heartbeat
 from saphira.scheduler.host_manager import HostManager
 from saphira.scheduler.manager import SchedulerManager
 from saphira.scheduler.selector import Placement
@@ -52,10 +53,19 @@ class HostDiscovery(threading.Thread):
 
 
 class SchedulerService:
-    def __init__(self, manager: SchedulerManager, server: Server, discovery: HostDiscovery | None):
+    def __init__(
+        self,
+        manager: SchedulerManager,
+        server: Server,
+        discovery: HostDiscovery | None,
+        heartbeat: Heartbeat | None = None,
+    ) -> None:
         self.manager, self.server, self.discovery = manager, server, discovery
+        self.heartbeat = heartbeat
 
     def stop(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.stop()
         if self.discovery is not None:
             self.discovery.stop()
         self.server.stop()
@@ -73,10 +83,12 @@ def start(
     # view: a full collection over them was the decision's p99 tail (bench/scheduler.py).
     gc.freeze()
     server = start_server(conf, TOPIC, host or conf.host, [manager], transport=transport)
+    heartbeat = Heartbeat(conf, host or conf.host)
+    heartbeat.start()
     interval = conf.scheduler.discover_hosts_in_cells_interval
     discovery = None
     if interval > 0:
         hosts = manager.host_manager if isinstance(manager.host_manager, HostManager) else None
         discovery = HostDiscovery(conf, float(interval), hosts)
         discovery.start()
-    return SchedulerService(manager, server, discovery)
+    return SchedulerService(manager, server, discovery, heartbeat)

@@ -11,6 +11,8 @@ import logging
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from types import FrameType
 from typing import TextIO
@@ -20,6 +22,7 @@ from oslo_config import cfg
 from saphira import conf as saphira_conf
 from saphira.exception import ConfigError, SaphiraError
 from saphira.service import clientconf, firstrun, memory, registry
+from saphira.service.plane import ControlPlane
 from saphira.service.runner import Runner
 from saphira.service.statedir import CONF_NAME, default_state_dir
 
@@ -114,13 +117,16 @@ def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout) -> int:
 
 
 def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO) -> int:
+    plane = ControlPlane(conf)
     try:
         runner.check_ports()
         firstrun.prepare(conf)
         if runner.stop_requested:  # a signal arrived while the state was prepared
             return 0
         runner.start()
+        plane.start()  # after the APIs listen: agents need identity and placement
     except SaphiraError as error:
+        plane.stop()
         runner.stop()
         print(f"saphira up: error: {error.message}", file=sys.stderr, flush=True)
         return 1
@@ -133,6 +139,24 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO) -> int:
         print(f"saphira up: error: {error.message}", file=sys.stderr, flush=True)
         return 1
     finally:
+        plane.stop()  # before the APIs: agents still talk to placement while stopping
         runner.stop()
+    left = _threads_left()
+    if left:
+        LOG.warning("threads still running after stop: %s", ", ".join(left))
     LOG.info("all services stopped")
     return 0
+
+
+def _threads_left(grace: float = 2.0) -> list[str]:
+    """Names of threads other than this one still alive after ``grace`` seconds.
+
+    Every service joins what it started, so anything here is a leak worth a
+    warning (the process still exits: such threads may be daemons).
+    """
+    deadline = time.monotonic() + grace
+    while True:
+        left = [t for t in threading.enumerate() if t is not threading.current_thread()]
+        if not left or time.monotonic() > deadline:
+            return sorted(t.name for t in left)
+        time.sleep(0.05)

@@ -39,7 +39,7 @@ def test_keypair_quota_limits_zone_group_commands(cloud: Cloud) -> None:
     listed = cloud.openstack("server", "group", "list", "-f", "json", cloud="demo")
     assert group["id"] in {g["ID"] for g in listed}
     cloud.openstack("server", "group", "delete", "grp", cloud="demo")
-    assert cloud.openstack("compute", "service", "list", "-f", "json") == []
-    assert cloud.openstack("hypervisor", "list", "-f", "json") == []
+    services = cloud.openstack("compute", "service", "list", "-f", "json")
+    assert "nova-compute" in {s["Binary"] for s in services}
     denied = cloud.openstack("compute", "service", "list", cloud="demo", check=False)
     assert denied.returncode != 0 and "403" in denied.stderr

@@ -14,12 +14,14 @@ from oslo_config import cfg
 
 from saphira.api import auth
 from saphira.api.compute import (
+    aggregates,
     availability_zones,
     flavor_extras,
     flavors,
     hypervisors,
     instance_actions,
     keypairs,
+    quota_classes,
     quotas,
     server_actions,
     server_groups,
@@ -56,10 +58,12 @@ def build_compute_app(state: ComputeState) -> ComputeApp:
         *flavor_extras.routes(),
         *keypairs.routes(),
         *quotas.routes(),
+        *quota_classes.routes(),
         *server_groups.routes(),
         *availability_zones.routes(),
         *services.routes(),
         *hypervisors.routes(),
+        *aggregates.routes(),
         *servers.routes(),
         *server_actions.routes(),
         *server_metadata.routes(),

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import ipaddress
+from typing import Any
+
 from saphira.api.compute.app import Call
 from saphira.exception import BadRequest
 
@@ -38,3 +42,23 @@ def parse_bool(value: str, name: str) -> bool:
     if lowered in ("0", "f", "false", "off", "n", "no"):
         return False
     raise BadRequest(f"Invalid value '{value}' for {name}: not a boolean.")
+
+
+def parse_time(value: str, name: str) -> dt.datetime:
+    """A query time (changes-since...), naive UTC as the databases hold it."""
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise BadRequest(f"Invalid input for query parameters {name}. Value: {value}. "
+                         f"'{value}' is not a 'date-time'") from None  # fmt: skip
+    return parsed.astimezone(dt.UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
+
+
+def canonical_ip(value: Any) -> Any:
+    """An access IP as Nova stores it: RFC 5952 form (``::babe:dc0c:1602``), else as given."""
+    if not isinstance(value, str) or not value:
+        return value
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return value

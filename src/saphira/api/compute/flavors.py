@@ -120,6 +120,11 @@ def show(call: Call, flavor_id: str) -> Response:
     return json_response({"flavor": detail(call, flavor)})
 
 
+def _boolean(value: bool | str) -> bool:
+    """A value the schema let through (schemas.BOOLEAN): a bool or one of its spellings."""
+    return value if isinstance(value, bool) else value in schemas.TRUE_STRINGS
+
+
 def create(call: Call) -> Response:
     call.enforce("os_compute_api:os-flavor-manage:create")
     schema = schemas.FLAVOR_CREATE_255 if call.at_least("2.55") else schemas.FLAVOR_CREATE
@@ -134,7 +139,7 @@ def create(call: Call) -> Response:
         flavorid=flavorid, name=name, memory_mb=int(data["ram"]), vcpus=int(data["vcpus"]),
         root_gb=int(data["disk"]), ephemeral_gb=int(data.get("OS-FLV-EXT-DATA:ephemeral", 0)),
         swap=int(data.get("swap", 0) or 0), rxtx_factor=float(data.get("rxtx_factor", 1.0)),
-        is_public=bool(data.get("os-flavor-access:is_public", True)), disabled=False,
+        is_public=_boolean(data.get("os-flavor-access:is_public", True)), disabled=False,
         description=data.get("description"),
     )  # fmt: skip
     call.session.add(flavor)

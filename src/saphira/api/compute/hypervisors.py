@@ -1,5 +1,6 @@
-"""/os-hypervisors: list, detail, show, statistics, search (2.28 cpu_info object,
-2.33 paging, 2.53 UUID ids and hostname pattern)."""
+"""/os-hypervisors: list, detail, show, statistics, search, servers (2.28 cpu_info
+object, 2.33 paging, 2.53 UUID ids and hostname pattern instead of search and
+servers, 2.88 no usage figures, uptime in show, no statistics)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from saphira.api.compute import hosts
 from saphira.api.compute.app import Call, max_version, route
 from saphira.api.compute.common import paging
 from saphira.api.wsgi import json_response
-from saphira.exception import BadRequest, NotFound
+from saphira.db.cell import instances
+from saphira.exception import BadRequest, NotFound, NotImplementedHere
 
 
 def _ident(call: Call, node: hosts.Node) -> Any:
@@ -41,18 +43,27 @@ def _cpu_info(call: Call, raw: str) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def _detail(call: Call, node: hosts.Node) -> dict[str, Any]:
-    row, service = node.node, node.service
-    body = _brief(call, node)
-    body.update({
+def _usage(call: Call, row: Any) -> dict[str, Any]:
+    """The resource figures 2.88 dropped (placement is where they live now)."""
+    return {
         "cpu_info": _cpu_info(call, row.cpu_info), "current_workload": 0,
         "disk_available_least": row.local_gb - row.local_gb_used,
-        "host_ip": row.host_ip, "free_disk_gb": row.local_gb - row.local_gb_used,
+        "free_disk_gb": row.local_gb - row.local_gb_used,
         "free_ram_mb": row.memory_mb - row.memory_mb_used,
-        "hypervisor_type": row.hypervisor_type, "hypervisor_version": row.hypervisor_version,
         "local_gb": row.local_gb, "local_gb_used": row.local_gb_used,
         "memory_mb": row.memory_mb, "memory_mb_used": row.memory_mb_used, "running_vms": 0,
         "vcpus": row.vcpus, "vcpus_used": row.vcpus_used,
+    }  # fmt: skip
+
+
+def _detail(call: Call, node: hosts.Node) -> dict[str, Any]:
+    row, service = node.node, node.service
+    body = _brief(call, node)
+    if not call.at_least("2.88"):
+        body.update(_usage(call, row))
+    body.update({
+        "host_ip": row.host_ip,
+        "hypervisor_type": row.hypervisor_type, "hypervisor_version": row.hypervisor_version,
         "service": {
             "host": row.host,
             "id": (service.uuid if call.at_least("2.53") else service.id) if service else None,
@@ -102,14 +113,17 @@ def show(call: Call, hypervisor_id: str) -> Response:
     call.enforce("os_compute_api:os-hypervisors:show")
     for node in hosts.nodes(call):
         if str(_ident(call, node)) == hypervisor_id:
-            return json_response({"hypervisor": _detail(call, node)})
+            body = _detail(call, node)
+            if call.at_least("2.88"):
+                body["uptime"] = None  # what the fake and libvirt drivers cannot tell
+            return json_response({"hypervisor": body})
     raise NotFound(f"Hypervisor with ID '{hypervisor_id}' could not be found.")
 
 
 @max_version("2.87")
 def statistics(call: Call) -> Response:
     call.enforce("os_compute_api:os-hypervisors:statistics")
-    found = [_detail(call, node) for node in hosts.nodes(call)]
+    found = [_usage(call, node.node) for node in hosts.nodes(call)]
     keys = ("current_workload", "free_disk_gb", "free_ram_mb", "local_gb", "local_gb_used",
             "memory_mb", "memory_mb_used", "running_vms", "vcpus", "vcpus_used",
             "disk_available_least")  # fmt: skip
@@ -126,11 +140,48 @@ def search(call: Call, pattern: str) -> Response:
     return json_response({"hypervisors": [_brief(call, node) for node in found]})
 
 
+@max_version("2.87")
+def uptime(call: Call, hypervisor_id: str) -> Response:
+    """Nova asks the host over RPC; no agent answers that call yet, so this is
+    Nova's answer for a driver without uptime (501), after the same checks."""
+    call.enforce("os_compute_api:os-hypervisors:uptime")
+    if not any(str(_ident(call, n)) == hypervisor_id for n in hosts.nodes(call)):
+        raise NotFound(f"Hypervisor with ID '{hypervisor_id}' could not be found.")
+    raise NotImplementedHere("Virt driver does not implement uptime function.")
+
+
+def _servers_on(call: Call, node: hosts.Node) -> list[dict[str, str]]:
+    filters = instances.InstanceFilters(host=node.node.host)
+    with call.state.cell_session(node.cell) as session:
+        found = instances.list_instances(session, filters)
+    name = node.node.hypervisor_hostname
+    return [{"name": i.name, "uuid": i.uuid} for i in found if i.node in (None, name)]
+
+
+@max_version("2.52")
+def servers(call: Call, pattern: str) -> Response:
+    """The instances on each hypervisor matching ``pattern``; the key only when there are some."""
+    call.enforce("os_compute_api:os-hypervisors:servers")
+    found = [n for n in hosts.nodes(call) if pattern in n.node.hypervisor_hostname]
+    if not found:
+        raise NotFound(f"No hypervisor matching '{pattern}' could be found.")
+    listed = []
+    for node in found:
+        body = _brief(call, node)
+        on = _servers_on(call, node)
+        if on:
+            body["servers"] = on
+        listed.append(body)
+    return json_response({"hypervisors": listed})
+
+
 def routes() -> list[Rule]:
     return [
         *route("/os-hypervisors", ["GET"], index),
         *route("/os-hypervisors/detail", ["GET"], index_detail),
         *route("/os-hypervisors/statistics", ["GET"], statistics),
         *route("/os-hypervisors/<pattern>/search", ["GET"], search),
+        *route("/os-hypervisors/<pattern>/servers", ["GET"], servers),
+        *route("/os-hypervisors/<hypervisor_id>/uptime", ["GET"], uptime),
         *route("/os-hypervisors/<hypervisor_id>", ["GET"], show),
     ]

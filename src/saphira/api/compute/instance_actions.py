@@ -12,10 +12,11 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute import server_lookup
 from saphira.api.compute.app import Call, route
+from saphira.api.compute.common import paging, parse_time
 from saphira.api.compute.server_views import allowed, timestamp
 from saphira.api.wsgi import json_response
 from saphira.db.cell import models
-from saphira.exception import InstanceNotFound, NotFound
+from saphira.exception import BadRequest, InstanceNotFound, NotFound
 
 
 def _action(call: Call, row: models.InstanceAction) -> dict[str, Any]:
@@ -60,10 +61,41 @@ def index(call: Call, server_id: str) -> Response:
     found = _placed(call, server_id, "os_compute_api:os-instance-actions:list")
     table = models.InstanceAction
     with server_lookup.cell_session(call, found) as session:
-        rows = session.scalars(sa.select(table).filter_by(instance_uuid=server_id, deleted=0)
-                               .order_by(table.start_time.desc(), table.id.desc()))  # fmt: skip
-        actions = [_action(call, row) for row in rows]
-    return json_response({"instanceActions": actions})
+        stmt = (sa.select(table).filter_by(instance_uuid=server_id, deleted=0)
+                .order_by(table.start_time.desc(), table.id.desc()))  # fmt: skip
+        rows = list(session.scalars(_windowed(call, stmt)))
+        body: dict[str, Any] = {}
+        if call.at_least("2.58"):
+            rows, body = _page(call, server_id, rows)
+        body["instanceActions"] = [_action(call, row) for row in rows]
+    return json_response(body)
+
+
+def _windowed(call: Call, stmt: Any) -> Any:
+    """2.58's changes-since and 2.66's changes-before, on the action's last update."""
+    table, args = models.InstanceAction, call.request.args
+    stamp = sa.func.coalesce(table.updated_at, table.start_time)
+    for name, since, version in (("changes-since", True, "2.58"),
+                                 ("changes-before", False, "2.66")):  # fmt: skip
+        if name in args and call.at_least(version):
+            moment = parse_time(args[name], name)
+            stmt = stmt.where(stamp >= moment if since else stamp <= moment)
+    return stmt
+
+
+def _page(call: Call, server_id: str, rows: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+    """2.58's limit and marker (a request id), with Nova's next link."""
+    limit, marker = paging(call)
+    if marker is not None:
+        ids = [row.request_id for row in rows]
+        if marker not in ids:
+            raise BadRequest(f"Marker {marker} could not be found.")
+        rows = rows[ids.index(marker) + 1 :]
+    body: dict[str, Any] = {}
+    if len(rows) > limit and limit > 0:
+        body["links"] = call.next_link(f"servers/{server_id}/os-instance-actions",
+                                       rows[limit - 1].request_id)  # fmt: skip
+    return rows[:limit], body
 
 
 def show(call: Call, server_id: str, request_id: str) -> Response:

@@ -1,4 +1,5 @@
-"""/os-keypairs: create (generate or import), list (2.35 paging), show, delete."""
+"""/os-keypairs: create (generate or import; import only from 2.92), list (2.35 paging),
+show, delete."""
 
 from __future__ import annotations
 
@@ -76,6 +77,8 @@ def show(call: Call, keypair_name: str) -> Response:
 
 
 def _schema(call: Call) -> dict[str, Any]:
+    if call.at_least("2.92"):
+        return schemas.KEYPAIR_CREATE_292
     if call.at_least("2.10"):
         return schemas.KEYPAIR_CREATE_210
     return schemas.KEYPAIR_CREATE_22 if call.at_least("2.2") else schemas.KEYPAIR_CREATE

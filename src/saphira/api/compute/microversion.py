@@ -38,7 +38,7 @@ class Version(NamedTuple):
 
 
 MIN = Version(2, 1)
-MAX = Version(2, 64)
+MAX = Version(2, 100)
 
 
 class NotAcceptable(SaphiraError):

@@ -81,7 +81,9 @@ def update(call: Call, tenant_id: str) -> Response:
     user_id = _target(call, "os_compute_api:os-quota-sets:update", tenant_id)
     data = call.body(schemas.QUOTA_UPDATE)["quota_set"]
     force = str(data.pop("force", False)).lower() in ("true", "1", "yes")
-    allowed = set(shown(call)) - set(quota.LEGACY_NETWORK)
+    if "networks" in data and not call.at_least("2.36"):
+        raise BadRequest("The networks quota has been removed")
+    allowed = set(shown(call))
     for name in data:
         if name not in allowed:
             raise BadRequest(f"Invalid input for field/attribute quota_set. Additional "

@@ -11,6 +11,10 @@ POSITIVE = {"type": ["integer", "string"], "pattern": "^[0-9]+$", "minimum": 1,
 NON_NEGATIVE = {"type": ["integer", "string"], "pattern": "^[0-9]+$", "minimum": 0,
                 "maximum": 2147483647}  # fmt: skip
 DESCRIPTION = {"type": ["string", "null"], "minLength": 0, "maxLength": 65535}
+TRUE_STRINGS = ("True", "TRUE", "true", "1", "ON", "On", "on", "YES", "Yes", "yes")
+FALSE_STRINGS = ("False", "FALSE", "false", "0", "OFF", "Off", "off", "NO", "No", "no")
+# Nova's parameter_types.boolean: a JSON boolean or one of its spellings as a string.
+BOOLEAN = {"type": ["boolean", "string"], "enum": [True, *TRUE_STRINGS, False, *FALSE_STRINGS]}
 
 
 def _obj(props: dict[str, Any], required: list[str], extra: bool = False) -> dict[str, Any]:
@@ -25,13 +29,13 @@ def _wrap(key: str, inner: dict[str, Any]) -> dict[str, Any]:
 _FLAVOR = _obj(
     {
         "name": NAME,
-        "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 255,
+        "id": {"type": ["string", "number", "null"], "minLength": 1, "maxLength": 255,
                "pattern": r"^(?! )[a-zA-Z0-9. _-]+(?<! )$"},
         "ram": POSITIVE, "vcpus": POSITIVE, "disk": NON_NEGATIVE,
         "OS-FLV-EXT-DATA:ephemeral": NON_NEGATIVE, "swap": NON_NEGATIVE,
         "rxtx_factor": {"type": ["number", "string"], "pattern": r"^[0-9]+(\.[0-9]+)?$",
                         "minimum": 0, "exclusiveMinimum": True, "maximum": 3.40282e38},
-        "os-flavor-access:is_public": {"type": "boolean"},
+        "os-flavor-access:is_public": BOOLEAN,
     },
     ["name", "ram", "vcpus", "disk"],
 )  # fmt: skip
@@ -69,6 +73,12 @@ KEYPAIR_CREATE_210 = _wrap(
           "user_id": {"type": "string"}}, ["name"]),
 )  # fmt: skip
 
+KEYPAIR_CREATE_292 = _wrap(
+    "keypair",
+    _obj({**_KEYPAIR, "type": {"type": "string", "enum": ["ssh", "x509"]},
+          "user_id": {"type": "string"}}, ["name", "public_key"]),
+)  # fmt: skip  # 2.92: import only, the server no longer generates private keys
+
 _LIMIT = {"type": ["integer", "string"], "pattern": "^-?[0-9]+$", "minimum": -1,
           "maximum": 2147483647}  # fmt: skip
 _QUOTA_RESOURCES = ("instances", "cores", "ram", "metadata_items", "injected_files",
@@ -84,6 +94,12 @@ def quota_update(resources: tuple[str, ...]) -> dict[str, Any]:
 
 
 QUOTA_UPDATE = quota_update(_QUOTA_RESOURCES)
+
+
+def quota_class_update(resources: tuple[str, ...]) -> dict[str, Any]:
+    """Nova's quota class body: the limits only (no force), nothing unknown."""
+    return _wrap("quota_class_set", _obj({name: _LIMIT for name in resources}, []))
+
 
 _POLICIES = ["anti-affinity", "affinity", "soft-anti-affinity", "soft-affinity"]
 SERVER_GROUP_CREATE = _wrap(

@@ -20,6 +20,7 @@ from werkzeug.wrappers import Response
 from saphira.api.compute import server_create, server_lookup, server_schemas
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, min_version, route
+from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
 from saphira.db.api.quota import Scope
 from saphira.db.cell import instances
@@ -78,7 +79,7 @@ def _simple(call: Call, server_id: str, key: str, _body: Any) -> Response:
     found = _placed(call, server_id, rule)
     _run(call, found, action)
     _cast(call, found, method)
-    return Response(status=202)
+    return Response(status=204 if key == "confirmResize" else 202)  # Nova's codes
 
 
 def _reboot(call: Call, server_id: str, _key: str, body: Any) -> Response:
@@ -124,13 +125,13 @@ def _rebuild(call: Call, server_id: str, _key: str, _body: Any) -> Response:
                         ("accessIPv4", "access_ip_v4"), ("accessIPv6", "access_ip_v6"),
                         ("metadata", "metadata"), ("user_data", "user_data")):  # fmt: skip
         if key in data:
-            changes[column] = data[key]
+            changes[column] = canonical_ip(data[key]) if key.startswith("accessIP") else data[key]
     _run(call, found, Action.REBUILD, **changes)
     password = data.get("adminPass") or secrets.token_urlsafe(9)
     _cast(call, found, "rebuild_instance", image_ref=data["imageRef"], image=image,
           admin_password=password,
           preserve_ephemeral=bool(data.get("preserve_ephemeral", False)))  # fmt: skip
-    body = views.update_view(call, server_lookup.shown(call, found))
+    body = views.rebuild_view(call, server_lookup.shown(call, found))
     body["adminPass"] = password
     return json_response({"server": body}, status=202)
 

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from saphira.api.compute import hosts, server_schemas
 from saphira.api.compute.app import Call
+from saphira.api.compute.common import canonical_ip
 from saphira.db.api import build_requests
 from saphira.db.api import flavors as flavor_store
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping, KeyPair
@@ -148,6 +149,24 @@ def hostname_of(name: str) -> str:
     return text or "server"
 
 
+def _boot_image(server: dict[str, Any]) -> str:
+    """imageRef; a mapping that only says "boot from that image, local disk" (what the
+    openstack CLI sends along) is the same request, any other needs the volume service."""
+    image_ref = str(server.get("imageRef", ""))
+    for bdm in server.get("block_device_mapping_v2") or []:
+        local_image = (
+            bdm.get("source_type") == "image"
+            and bdm.get("destination_type", "local") == "local"
+            and str(bdm.get("boot_index", "")) == "0"
+            and bdm.get("uuid") in (image_ref, None)
+        )
+        if not (local_image and image_ref):
+            raise BadRequest(
+                "Block device mappings need the volume service, which is not deployed."
+            )
+    return image_ref
+
+
 def plan(call: Call) -> Plan:
     data = call.body(server_schemas.server_create(call.at_least))
     server = data["server"]
@@ -161,9 +180,7 @@ def plan(call: Call) -> Plan:
     ):
         call.enforce("os_compute_api:servers:create:forced_host")
     flavor = _flavor(call, server["flavorRef"])
-    if server.get("block_device_mapping_v2"):
-        raise BadRequest("Block device mappings need the volume service, which is not deployed.")
-    image_ref = str(server.get("imageRef", ""))
+    image_ref = _boot_image(server)
     image = check_image(call, image_ref, flavor)
     metadata = server.get("metadata", {})
     call.state.quota.check_absolute(
@@ -178,7 +195,8 @@ def plan(call: Call) -> Plan:
         "key_name": key_name, "key_data": key_data,
         "user_data": _user_data(server.get("user_data")),
         "availability_zone": _zone(call, server.get("availability_zone")),
-        "access_ip_v4": server.get("accessIPv4"), "access_ip_v6": server.get("accessIPv6"),
+        "access_ip_v4": canonical_ip(server.get("accessIPv4")),
+        "access_ip_v6": canonical_ip(server.get("accessIPv6")),
         "metadata": dict(metadata), "tags": sorted(set(server.get("tags", []))),
         "config_drive": "True" if str(server.get("config_drive", "")).lower() == "true" else "",
     }  # fmt: skip
@@ -255,6 +273,12 @@ def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
     scope = Scope(context.project_id or "", context.user_id,
                   plan.group.uuid if plan.group else None)  # fmt: skip
     error: OverQuota | None = None
+    # Hand the request's (read-only so far) connection back first: the reservation
+    # takes its own, and requests each holding one while waiting for a second
+    # exhaust the pool. close() keeps what was loaded readable (commit would expire it).
+    if plan.group is not None:
+        _ = plan.group.policies
+    call.session.close()
     for count in range(plan.max_count, plan.min_count - 1, -1):
         deltas = {"instances": count, "cores": count * plan.flavor.vcpus,
                   "ram": count * plan.flavor.memory_mb}  # fmt: skip

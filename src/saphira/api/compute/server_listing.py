@@ -7,17 +7,16 @@ still in the API DB sorts and pages exactly like one in a cell.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
 
 from werkzeug.wrappers import Response
 
-from saphira.api.compute import server_lookup
+from saphira.api.compute import server_lookup, server_query
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call
-from saphira.api.compute.common import paging, parse_bool
+from saphira.api.compute.common import paging, parse_bool, parse_time
 from saphira.api.wsgi import json_response
 from saphira.db.api import build_requests
 from saphira.db.cell import instances
@@ -38,15 +37,6 @@ _SORT = {"created_at": "created_at", "updated_at": "updated_at", "display_name":
          "config_drive": "config_drive"}  # fmt: skip
 _ADMIN_SORT = {"host", "node"}
 Check = Callable[[Instance], bool]
-
-
-def _time(value: str, name: str) -> dt.datetime:
-    try:
-        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadRequest(f"Invalid input for query parameters {name}. Value: {value}. "
-                         f"'{value}' is not a 'date-time'") from None  # fmt: skip
-    return parsed.astimezone(dt.UTC).replace(tzinfo=None) if parsed.tzinfo else parsed
 
 
 def _equals(attr: str, value: str) -> Check:
@@ -88,7 +78,7 @@ def _checks(call: Call, args: Any) -> list[Check]:
         anyt = set(args["tags-any"].split(","))
         checks.append(lambda i: bool(anyt & set(i.tags)))
     if "changes-before" in args and call.at_least("2.66"):
-        before = _time(args["changes-before"], "changes-before")
+        before = parse_time(args["changes-before"], "changes-before")
         checks.append(lambda i: (i.updated_at or i.created_at or before) <= before)
     return checks
 
@@ -110,7 +100,7 @@ def _scope(call: Call) -> str | None:
 def _gather(call: Call) -> list[Instance]:
     args = call.request.args
     project = _scope(call)
-    since = _time(args["changes-since"], "changes-since") if "changes-since" in args else None
+    since = parse_time(args["changes-since"], "changes-since") if "changes-since" in args else None
     deleted: bool | None = False
     if since is not None:
         deleted = None
@@ -158,6 +148,7 @@ def _sort(call: Call, rows: list[Instance]) -> list[Instance]:
 def page(call: Call, *, detailed: bool) -> Response:
     rule = "detail" if detailed else "index"
     call.enforce(f"os_compute_api:servers:{rule}")
+    server_query.check(call)
     rows = _sort(call, _gather(call))
     limit, marker = paging(call)
     if marker is not None:
@@ -186,11 +177,12 @@ def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
         for cell in call.state.cells(call.session, with_cell0=True):
             with call.state.cell_session(cell) as session:
                 faults.update(server_lookup.latest_faults(session, uuids))
-    groups = server_lookup.groups_of(call.session, uuids) if call.at_least("2.71") else {}
+    specs = server_lookup.specs_of(call.session, uuids) if call.at_least("2.96") else {}
+    statuses = server_lookup.host_statuses(call) if rights.host_status else {}
     return [
-        views.detail(call, views.Shown(
+        views.detail(call, server_lookup.with_spec(call, views.Shown(
             i, faults.get(i.uuid),
-            server_lookup.host_status(call, i) if rights.host_status else "",
-            groups.get(i.uuid, ())), rights)
+            server_lookup.host_status(call, i, statuses) if rights.host_status else ""),
+            specs.get(i.uuid)), rights, listing=True)
         for i in chunk
     ]  # fmt: skip

@@ -6,9 +6,11 @@ placed it. Callers never see the difference except through ``Located.cell``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -19,10 +21,12 @@ from saphira.api.compute.server_views import Shown
 from saphira.api.compute.state import CellRef
 from saphira.db.api import build_requests
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
+from saphira.db.api.models import RequestSpec as SpecRow
 from saphira.db.cell import instances
 from saphira.db.cell import models as cell_models
 from saphira.exception import InstanceNotFound
 from saphira.objects import Instance, InstanceFault
+from saphira.objects.base import DATA
 
 
 @dataclass
@@ -105,17 +109,41 @@ def groups_of(session: Session, uuids: list[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def host_status(call: Call, instance: Instance) -> str:
-    """UP/DOWN/MAINTENANCE from the host's service; "" without a host."""
-    if not instance.host:
-        return ""
+def specs_of(session: Session, uuids: list[str]) -> dict[str, dict[str, Any]]:
+    """The request specs' fields (2.96's pinned zone, 2.100's hints), in one query.
+
+    Read as plain JSON rather than as RequestSpec objects: a listing of a
+    thousand servers should not pay for a thousand object loads.
+    """
+    rows = session.execute(
+        sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(uuids))
+    )
+    return {uuid: dict(json.loads(spec).get(DATA, {})) for uuid, spec in rows}
+
+
+def with_spec(call: Call, shown: Shown, spec: dict[str, Any] | None) -> Shown:
+    if spec is not None:
+        shown.pinned_az = spec.get("availability_zone")
+        shown.hints = dict(spec.get("scheduler_hints") or {})
+    return shown
+
+
+def host_statuses(call: Call) -> dict[str, str]:
+    """UP/DOWN/MAINTENANCE per compute host, read once per request (not per server)."""
+    found: dict[str, str] = {}
     for entry in hosts.services(call):
         service = entry.service
-        if service.host == instance.host and service.binary.endswith("compute"):
-            if not hosts.is_up(call, service):
-                return "DOWN"
-            return "MAINTENANCE" if service.disabled else "UP"
-    return "UNKNOWN"
+        if service.binary.endswith("compute"):
+            up = hosts.is_up(call, service)
+            found[service.host] = "DOWN" if not up else "MAINTENANCE" if service.disabled else "UP"
+    return found
+
+
+def host_status(call: Call, instance: Instance, known: dict[str, str] | None = None) -> str:
+    """The instance's host status; "" without a host, UNKNOWN for a host with no service."""
+    if not instance.host:
+        return ""
+    return (known if known is not None else host_statuses(call)).get(instance.host, "UNKNOWN")
 
 
 def shown(call: Call, found: Located, *, with_host_status: bool = False) -> Shown:
@@ -125,7 +153,10 @@ def shown(call: Call, found: Located, *, with_host_status: bool = False) -> Show
         with call.state.cell_session(found.cell) as session:
             fault = latest_faults(session, [uuid]).get(uuid)
     status = host_status(call, found.instance) if with_host_status else ""
-    return Shown(found.instance, fault, status, groups_of(call.session, [uuid]).get(uuid, ()))
+    view = Shown(found.instance, fault, status, groups_of(call.session, [uuid]).get(uuid, ()))
+    if call.at_least("2.96"):
+        view = with_spec(call, view, specs_of(call.session, [uuid]).get(uuid))
+    return view
 
 
 def record_action(session: Session, call: Call, uuid: str, action: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from saphira.api.compute.app import Call
@@ -23,6 +23,8 @@ class Shown:
     fault: InstanceFault | None = None
     host_status: str = ""
     groups: tuple[str, ...] = ()
+    pinned_az: str | None = None
+    hints: dict[str, Any] = field(default_factory=dict)
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
@@ -146,6 +148,19 @@ def _common(call: Call, shown: Shown, specs: bool) -> dict[str, Any]:
     return body
 
 
+def _spec_fields(call: Call, shown: Shown) -> dict[str, Any]:
+    """What the request spec adds to a shown server: 2.96's zone, 2.100's hints."""
+    body: dict[str, Any] = {}
+    if call.at_least("2.96"):
+        body["pinned_availability_zone"] = shown.pinned_az
+    if call.at_least("2.100"):
+        body["scheduler_hints"] = {
+            key: value[0] if isinstance(value, list) and len(value) == 1 else value
+            for key, value in shown.hints.items()
+        }
+    return body
+
+
 @dataclass(frozen=True)
 class Rights:
     """The caller's view rights, decided once per request rather than per server."""
@@ -163,7 +178,9 @@ class Rights:
         )
 
 
-def detail(call: Call, shown: Shown, rights: Rights | None = None) -> dict[str, Any]:
+def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
+           listing: bool = False, user_data: bool = True) -> dict[str, Any]:  # fmt: skip
+    """Show's body; a listing leaves out 2.71's server groups, rebuild the user data."""
     rights = rights or Rights.of(call)
     instance = shown.instance
     body = _common(call, shown, rights.specs)
@@ -181,17 +198,37 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None) -> dict[str, 
     })  # fmt: skip
     if rights.admin_attrs:
         body.update(_admin_attrs(call, instance))
+        if not user_data:
+            body.pop("OS-EXT-SRV-ATTR:user_data", None)
     elif call.at_least("2.90"):
         body["OS-EXT-SRV-ATTR:hostname"] = instance.hostname
     if call.at_least("2.16") and rights.host_status:
         body["host_status"] = shown.host_status
+    if call.at_least("2.71") and not listing:
+        body["server_groups"] = list(shown.groups)
+    body.update(_spec_fields(call, shown))
+    return body
+
+
+def update_view(call: Call, shown: Shown) -> dict[str, Any]:
+    """PUT answers with the common view (and 2.71's groups), the full one from 2.75."""
+    if call.at_least("2.75"):
+        return detail(call, shown)
+    body = _common(call, shown, Rights.of(call).specs)
     if call.at_least("2.71"):
         body["server_groups"] = list(shown.groups)
     return body
 
 
-def update_view(call: Call, shown: Shown) -> dict[str, Any]:
-    """PUT and rebuild answer with the common view, the full one from 2.75."""
+def rebuild_view(call: Call, shown: Shown) -> dict[str, Any]:
+    """Rebuild's answer: update's, plus 2.54's key name and 2.57's user data."""
+    instance = shown.instance
     if call.at_least("2.75"):
-        return detail(call, shown)
-    return _common(call, shown, Rights.of(call).specs)
+        body = detail(call, shown, user_data=False)
+    else:
+        body = update_view(call, shown)
+        if call.at_least("2.54"):
+            body["key_name"] = instance.key_name
+    if call.at_least("2.57"):
+        body["user_data"] = instance.user_data
+    return body

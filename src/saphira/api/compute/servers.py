@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 from saphira.api.compute import server_create, server_listing, server_lookup, server_schemas
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, route
+from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
 from saphira.db.api import build_requests
 from saphira.db.api.models import InstanceGroupMember, InstanceMapping
@@ -76,7 +77,7 @@ def update(call: Call, server_id: str) -> Response:
                         ("accessIPv4", "access_ip_v4"), ("accessIPv6", "access_ip_v6"),
                         ("hostname", "hostname")):  # fmt: skip
         if key in data:
-            changes[column] = data[key]
+            changes[column] = canonical_ip(data[key]) if key.startswith("accessIP") else data[key]
     if found.cell is None:
         instance = found.instance
         for column, value in changes.items():

@@ -99,6 +99,7 @@ class Application:
         return endpoint(request, **args)
 
     def fault(self, error: exception.SaphiraError) -> Response:
-        if error.code >= 500 and not isinstance(error, exception.ServiceUnavailable):
+        deliberate = (exception.ServiceUnavailable, exception.NotImplementedHere)
+        if error.code >= 500 and not isinstance(error, deliberate):
             error = exception.SaphiraError()  # never leak internals (a DB URL, a path)
         return json_response(self.fault_formatter(error), status=error.code)

@@ -1,5 +1,5 @@
 """Service credentials: a Keystone token for a [placement]-style section
-(password plugin), renewed before it expires, and the clients built on it.
+(password plugin), renewed before it expires, and where the local services are.
 
 Agents and the conductor talk to placement and the image service as their
 own service user, as Nova does with keystoneauth; a token is fetched once and
@@ -17,7 +17,6 @@ from oslo_config import cfg
 
 from saphira import exception
 from saphira.conf import endpoints
-from saphira.placement.client import PlacementClient
 
 _MARGIN = dt.timedelta(minutes=5)
 
@@ -77,10 +76,6 @@ def local_url(conf: cfg.ConfigOpts, catalog_type: str) -> str:
     """The all-in-one's own endpoint for ``catalog_type``."""
     endpoint = endpoints.by_type(catalog_type)
     return f"http://127.0.0.1:{endpoints.listen_port(conf, endpoint)}{endpoint.path}"
-
-
-def placement_client(conf: cfg.ConfigOpts) -> PlacementClient:
-    return PlacementClient(local_url(conf, "placement"), PasswordToken(conf.placement))
 
 
 def image_url(conf: cfg.ConfigOpts) -> str:

@@ -1,0 +1,125 @@
+"""One service per OS process: what every ``saphira-*`` main shares.
+
+Parse ``--config-file`` (repeatable, later files win), validate the whole
+configuration before anything starts, log as ``saphira up`` does, start the
+service, print ``<prog>: ready`` and run until SIGTERM or SIGINT; then stop
+it and exit 0. Exit 1 when it cannot start or dies, 2 on a configuration
+error (nothing has started then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Protocol
+
+from oslo_config import cfg
+
+from saphira import conf as saphira_conf
+from saphira.exception import ConfigError, SaphiraError, ServiceError
+from saphira.service import logs, registry
+from saphira.service.plane import ControlPlane
+from saphira.service.runner import Runner
+
+LOG = logging.getLogger(__name__)
+POLL = 0.5  # seconds between health checks; signals are handled between them
+
+
+class Service(Protocol):
+    def check(self) -> None:
+        """Raise SaphiraError if the service died on its own."""
+
+    def stop(self) -> None: ...
+
+
+Starter = Callable[[cfg.ConfigOpts], Service]
+
+
+class PlaneService:
+    """One or more of scheduler, conductor, compute in this process."""
+
+    def __init__(self, conf: cfg.ConfigOpts, *parts: str) -> None:
+        self.plane = ControlPlane(conf, frozenset(parts))
+        self.plane.start()
+
+    def check(self) -> None:
+        """Their RPC servers and timers log and carry on; nothing to watch."""
+
+    def stop(self) -> None:
+        self.plane.stop()
+
+
+class ApiService:
+    """Every HTTP API of the registry, each on its cheroot server (saphira-api)."""
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        self.runner = Runner(conf, registry.served())
+        self.runner.check_ports()
+        self.runner.start()
+
+    def check(self) -> None:
+        if self.runner.stop_requested:  # only a dying server sets it here
+            self.runner.wait()  # raises ServiceError naming it
+            raise ServiceError("an API server stopped")
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+
+def load_conf(prog: str, argv: Sequence[str] | None) -> cfg.ConfigOpts:
+    parser = argparse.ArgumentParser(prog=prog)
+    parser.add_argument(
+        "--config-file", metavar="FILE", action="append", default=[],
+        help="nova.conf-style file; repeatable, later files win",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
+    files = [arg for path in args.config_file for arg in ("--config-file", path)]
+    conf = saphira_conf.load(files, prog=prog)
+    saphira_conf.validate(conf)
+    return conf
+
+
+def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
+    try:
+        conf = load_conf(prog, argv)
+        logs.setup(conf)
+    except ConfigError as error:
+        print(f"{prog}: configuration error: {error.message}", file=sys.stderr)
+        return 2
+    except OSError as error:  # the log file cannot be opened
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    stopping = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        stopping.set()  # no logging here: it may interrupt a log call of this thread
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    try:
+        service = start(conf)
+    except SaphiraError as error:
+        print(f"{prog}: error: {error.message}", file=sys.stderr, flush=True)
+        return 1
+    print(f"{prog}: ready", flush=True)
+    return _until_stopped(prog, service, stopping)
+
+
+def _until_stopped(prog: str, service: Service, stopping: threading.Event) -> int:
+    code = 0
+    try:
+        while not stopping.wait(POLL):
+            service.check()
+        LOG.info("%s: signal received: stopping", prog)
+    except SaphiraError as error:
+        print(f"{prog}: error: {error.message}", file=sys.stderr, flush=True)
+        code = 1
+    finally:
+        service.stop()
+    LOG.info("%s: stopped", prog)
+    return code

@@ -1,0 +1,64 @@
+"""Fixtures of the process deployment tests: a database server (each backend
+in turn), a RabbitMQ virtual host of the test's own, and a Deployment."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from tests.integration.deploy.deployment import Deployment
+from tests.integration.up.test_up_on_servers import databases
+
+__all__ = ["databases", "deployment", "rabbit_vhost"]
+CTL = "rabbitmqctl"
+
+
+def _ctl(*args: str) -> None:
+    subprocess.run([CTL, "-q", *args], check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def rabbit_vhost() -> Iterator[str]:
+    """SAPHIRA_TEST_RABBIT's broker and user on a fresh virtual host, deleted afterwards.
+
+    Queues are named after topics (``conductor``, ``scheduler``), whatever the
+    exchange, so only a virtual host keeps concurrent deployments apart.
+    """
+    base = os.environ.get("SAPHIRA_TEST_RABBIT")
+    if not base:
+        pytest.skip("SAPHIRA_TEST_RABBIT is not set (tools/run-tests starts RabbitMQ)")
+    parsed = urlsplit(base)
+    vhost = f"saphira_{uuid.uuid4().hex[:10]}"
+    try:
+        _ctl("add_vhost", vhost)
+        _ctl("set_permissions", "-p", vhost, str(parsed.username), ".*", ".*", ".*")
+    except (OSError, subprocess.SubprocessError) as error:
+        pytest.skip(f"cannot create a RabbitMQ virtual host with {CTL}: {error}")
+    try:
+        yield urlunsplit(parsed._replace(path=f"/{vhost}"))
+    finally:
+        _ctl("delete_vhost", vhost)
+
+
+@pytest.fixture
+def deployment(
+    databases: dict[str, str], rabbit_vhost: str, tmp_path: Path
+) -> Iterator[Callable[..., Deployment]]:
+    """A factory: ``deployment(extra_conf)`` prepared (not started); stopped afterwards."""
+    made: list[Deployment] = []
+
+    def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
+        found = Deployment(tmp_path, databases, rabbit_vhost, dict(extra or {}))
+        made.append(found)
+        found.prepare()
+        return found
+
+    yield make
+    for found in made:
+        found.stop_all()
