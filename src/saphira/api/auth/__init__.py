@@ -11,6 +11,7 @@ from saphira.api.auth.middleware import (
     TokenValidator,
     ValidatedToken,
     from_conf,
+    request_context,
 )
 from saphira.api.auth.validators import LocalValidator, RemoteValidator, context_from_body
 
@@ -23,4 +24,5 @@ __all__ = [
     "ValidatedToken",
     "context_from_body",
     "from_conf",
+    "request_context",
 ]

@@ -7,9 +7,9 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from oslo_config import cfg
 
@@ -22,6 +22,16 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 CONTEXT_KEY = "saphira.context"
+
+
+def request_context(environ: Mapping[str, Any]) -> RequestContext:
+    """The caller this middleware validated; Unauthorized if the request skipped it."""
+    context = environ.get(CONTEXT_KEY)
+    if not isinstance(context, RequestContext):
+        raise Unauthorized()
+    return context
+
+
 MAX_CACHED = 10000
 MAX_TOKEN = 8192
 

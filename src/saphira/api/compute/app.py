@@ -17,7 +17,7 @@ from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira import exception
-from saphira.api.auth import CONTEXT_KEY
+from saphira.api.auth import CONTEXT_KEY, request_context
 from saphira.api.compute import microversion
 from saphira.api.compute.microversion import Version
 from saphira.api.wsgi import Application, Request, json_body, validate
@@ -102,10 +102,7 @@ class Call:
 
     @property
     def context(self) -> RequestContext:
-        context = self.request.environ.get(CONTEXT_KEY)
-        if not isinstance(context, RequestContext):
-            raise exception.Unauthorized()
-        return context
+        return request_context(self.request.environ)
 
     def at_least(self, text: str) -> bool:
         return self.version >= Version.parse(text)

@@ -18,8 +18,9 @@ from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira import exception
-from saphira.api.auth import CONTEXT_KEY
+from saphira.api.auth import request_context
 from saphira.api.wsgi import Application, Request, json_body
+from saphira.api.wsgi.app import public_error
 from saphira.context import RequestContext
 from saphira.db.image.models import Image
 from saphira.image.data import DataService
@@ -125,13 +126,9 @@ class ImageApp(Application):
         return super().handle(request)
 
     def dispatch(self, request: Request, endpoint: Any, args: Mapping[str, Any]) -> Response:
-        ctx = request.environ.get(CONTEXT_KEY)
-        if not isinstance(ctx, RequestContext):
-            raise exception.Unauthorized()
+        ctx = request_context(request.environ)
         response: Response = endpoint(Call(request, self.backend, ctx), **args)
         return response
 
     def fault(self, error: exception.SaphiraError) -> Response:
-        if error.code >= 500 and not isinstance(error, exception.ServiceUnavailable):
-            error = exception.SaphiraError()
-        return text_fault(error, getattr(self._local, "accept", ""))
+        return text_fault(public_error(error), getattr(self._local, "accept", ""))

@@ -17,7 +17,7 @@ from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira import exception
-from saphira.api.auth import CONTEXT_KEY
+from saphira.api.auth import request_context
 from saphira.api.placement import microversion
 from saphira.api.placement.microversion import Version
 from saphira.api.wsgi import Application, Request, json_body, json_response, validate
@@ -41,10 +41,7 @@ class Call:
 
     @property
     def context(self) -> RequestContext:
-        context = self.request.environ.get(CONTEXT_KEY)
-        if not isinstance(context, RequestContext):
-            raise exception.Unauthorized()
-        return context
+        return request_context(self.request.environ)
 
     def enforce(self, rule: str) -> None:
         self.enforcer.enforce(self.context, rule, {"project_id": self.context.project_id})

@@ -99,7 +99,14 @@ class Application:
         return endpoint(request, **args)
 
     def fault(self, error: exception.SaphiraError) -> Response:
-        deliberate = (exception.ServiceUnavailable, exception.NotImplementedHere)
-        if error.code >= 500 and not isinstance(error, deliberate):
-            error = exception.SaphiraError()  # never leak internals (a DB URL, a path)
+        error = public_error(error)
         return json_response(self.fault_formatter(error), status=error.code)
+
+
+def public_error(error: exception.SaphiraError) -> exception.SaphiraError:
+    """What the caller may see: deliberate 5xx answers keep their message, others
+    become a bare 500 so internals (a database URL, a path) never leak."""
+    deliberate = (exception.ServiceUnavailable, exception.NotImplementedHere)
+    if error.code >= 500 and not isinstance(error, deliberate):
+        return exception.SaphiraError()
+    return error
