@@ -8,20 +8,18 @@ a start that still loses the race for a port is retried on another offset.
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import socket
 import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from saphira.service import registry
 from saphira.service.up import READY
+from tests.functional.process import ManagedProcess, clean_env
 
 READY_TIMEOUT = 90.0
 STOP_TIMEOUT = 20.0
@@ -53,13 +51,6 @@ def free_offset() -> int:
     raise RuntimeError("no free port offset found")
 
 
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment without the caller's OS_* settings, which would leak into clients."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OS_")}
-    env.update(extra)
-    return env
-
-
 @dataclass
 class Cloud:
     """One `saphira up` process on a state directory."""
@@ -67,10 +58,24 @@ class Cloud:
     state_dir: Path
     port_offset: int
     extra_args: list[str] = field(default_factory=list)
-    proc: subprocess.Popen[str] | None = None
-    stdout_lines: list[str] = field(default_factory=list)
-    _ready: threading.Event = field(default_factory=threading.Event)
-    _reader: threading.Thread | None = None
+    process: ManagedProcess = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.process = ManagedProcess(
+            "saphira up",
+            self.state_dir.parent / f"{self.state_dir.name}-saphira.log",
+            lambda line: line.startswith(READY),
+            ready_timeout=READY_TIMEOUT,
+            stop_timeout=STOP_TIMEOUT,
+        )
+
+    @property
+    def proc(self) -> subprocess.Popen[str] | None:
+        return self.process.proc
+
+    @property
+    def stdout_lines(self) -> list[str]:
+        return self.process.stdout_lines
 
     @property
     def clouds_yaml(self) -> Path:
@@ -78,7 +83,7 @@ class Cloud:
 
     @property
     def log_path(self) -> Path:
-        return self.state_dir.parent / f"{self.state_dir.name}-saphira.log"
+        return self.process.log_path
 
     def url(self, catalog_type: str) -> str:
         spec = registry.by_type(catalog_type)
@@ -95,51 +100,17 @@ class Cloud:
 
     def start(self) -> None:
         """Start and wait for the readiness line; raise with the log if it never comes."""
-        self._ready.clear()
-        self.stdout_lines = []
-        with open(self.log_path, "a", encoding="utf-8") as log:  # the child keeps its copy
-            self.proc = subprocess.Popen(
-                self.command(), stdout=subprocess.PIPE, stderr=log, text=True, env=clean_env()
-            )
-        self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not self._ready.wait(0.1):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                code = self.proc.poll()
-                self.kill()
-                raise RuntimeError(f"saphira up did not get ready (exit {code}):\n{self.log()}")
-
-    def _read(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            self.stdout_lines.append(line.rstrip("\n"))
-            if line.startswith(READY):
-                self._ready.set()
+        self.process.launch(self.command())
 
     def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8") if self.log_path.exists() else ""
+        return self.process.log()
 
     def stop(self, signum: int = signal.SIGTERM) -> int:
         """Signal the process by PID; its exit status (the caller asserts it)."""
-        assert self.proc is not None
-        self.proc.send_signal(signum)
-        try:
-            return self.proc.wait(timeout=STOP_TIMEOUT)
-        finally:
-            self.kill()
+        return self.process.stop(signum)
 
     def kill(self) -> None:
-        """Make sure the process is gone and its pipe closed."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self._reader is not None:
-            self._reader.join(timeout=10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
+        self.process.kill()
 
     def openstack(self, *args: str, cloud: str = "admin", check: bool = True) -> Any:
         """Run the real CLI; parsed JSON when -f json is among args, else the result."""

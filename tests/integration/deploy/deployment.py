@@ -8,11 +8,8 @@ start does, and maps hosts as ``saphira-manage cell_v2 discover_hosts`` does.
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,65 +19,11 @@ from oslo_config import cfg
 from saphira.db import cells
 from saphira.service import firstrun
 from saphira.service import up as service_up
-from tests.functional.cloud import OPENSTACK, clean_env, free_offset
+from tests.functional.cloud import OPENSTACK, free_offset
+from tests.functional.process import ManagedProcess, clean_env
 
 READY_TIMEOUT = 90.0
 STOP_TIMEOUT = 30.0
-
-
-@dataclass
-class Process:
-    """One ``python -m saphira.cmd.<name>``; its stderr goes to ``<dir>/<label>.log``."""
-
-    label: str
-    args: list[str]
-    log_path: Path
-    proc: subprocess.Popen[str] | None = None
-    _ready: threading.Event = field(default_factory=threading.Event)
-    _reader: threading.Thread | None = None
-
-    def start(self) -> None:
-        with open(self.log_path, "a", encoding="utf-8") as log:
-            self.proc = subprocess.Popen(
-                self.args, stdout=subprocess.PIPE, stderr=log, text=True, env=clean_env()
-            )
-        self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
-        self._reader.start()
-        deadline = time.monotonic() + READY_TIMEOUT
-        while not self._ready.wait(0.1):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                code = self.proc.poll()
-                self.kill()
-                raise RuntimeError(f"{self.label} did not get ready (exit {code}):\n{self.log()}")
-
-    def _read(self, proc: subprocess.Popen[str]) -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if line.rstrip().endswith(": ready"):
-                self._ready.set()
-
-    def log(self) -> str:
-        return self.log_path.read_text(encoding="utf-8") if self.log_path.exists() else ""
-
-    def stop(self) -> int:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=STOP_TIMEOUT)
-        finally:
-            self.kill()
-
-    def kill(self) -> None:
-        """Make sure the process is gone and its pipe closed."""
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self._reader is not None:
-            self._reader.join(timeout=10)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
 
 
 @dataclass
@@ -90,7 +33,7 @@ class Deployment:
     transport_url: str
     extra: dict[str, dict[str, object]] = field(default_factory=dict)
     conf: cfg.ConfigOpts | None = None
-    processes: dict[str, Process] = field(default_factory=dict)
+    processes: dict[str, ManagedProcess] = field(default_factory=dict)
 
     @property
     def state(self) -> Path:
@@ -130,15 +73,22 @@ class Deployment:
         paths = [self.state / "saphira.conf", self.nova_conf, *more]
         return [arg for path in paths for arg in ("--config-file", str(path))]
 
-    def start(self, label: str, module: str, host: str | None = None) -> Process:
+    def start(self, label: str, module: str, host: str | None = None) -> ManagedProcess:
+        """``python -m saphira.cmd.<module>``, ready; its stderr goes to ``<label>.log``."""
         more = []
         if host is not None:
             more.append(self.root / f"{label}.conf")
             more[0].write_text(f"[DEFAULT]\nhost = {host}\n", encoding="utf-8")
         args = [sys.executable, "-m", f"saphira.cmd.{module}", *self.files(*more)]
-        process = Process(label, args, self.root / f"{label}.log")
-        self.processes[label] = process
-        process.start()
+        process = ManagedProcess(
+            label,
+            self.root / f"{label}.log",
+            lambda line: line.endswith(": ready"),
+            ready_timeout=READY_TIMEOUT,
+            stop_timeout=STOP_TIMEOUT,
+        )
+        self.processes[label] = process  # before launch: a failed start still shows its log
+        process.launch(args)
         return process
 
     def discover_hosts(self) -> list[str]:
