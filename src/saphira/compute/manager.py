@@ -247,6 +247,10 @@ class ComputeManager(resize.ResizeMixin):
             "internal_access_path": console.internal_access_path,
         }  # fmt: skip
 
+    def get_host_uptime(self, ctxt: RequestContext) -> str:
+        """The host's, not a node's: any of this agent's drivers can tell it."""
+        return next(iter(self.drivers.values())).get_host_uptime()
+
     def external_instance_event(self, ctxt: RequestContext, events: list[dict[str, Any]]) -> None:
         if any(event.get("name") == "power-update" for event in events):
             from saphira.compute import reconcile

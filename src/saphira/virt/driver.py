@@ -56,6 +56,10 @@ class ComputeDriver(abc.ABC):
     @abc.abstractmethod
     def get_available_resource(self) -> HostResources: ...
 
+    def get_host_uptime(self) -> str:
+        """The host's uptime(1) line, for os-hypervisors (NotImplementedError: 501)."""
+        raise NotImplementedError
+
     @abc.abstractmethod
     def list_instances(self) -> list[str]:
         """UUIDs of the guests this node has, whatever the database thinks."""

@@ -16,6 +16,7 @@ from tempest.lib.api_schema.response.compute.v2_1 import services as services21
 from tempest.lib.api_schema.response.compute.v2_50 import quota_classes as classes250
 from tempest.lib.api_schema.response.compute.v2_57 import quota_classes as classes257
 
+from saphira.virt.fake.driver import UPTIME
 from tests.functional.compute.conftest import Api, check
 
 LEGACY = ("fixed_ips", "floating_ips", "security_groups", "security_group_rules")
@@ -117,6 +118,10 @@ def test_hypervisor_servers_and_uptime(admin: Api, demo: Api) -> None:
     assert admin.call("GET", "/os-hypervisors/no-such-node/servers").status_code == 404
     assert demo.call("GET", f"/os-hypervisors/{name}/servers").status_code == 403
     assert admin.call("GET", f"/os-hypervisors/{name}/servers", "2.53").status_code == 404
-    assert admin.call("GET", f"/os-hypervisors/{ident}/uptime").status_code == 501
+    uptime = check(hyper21.get_hypervisor_uptime,
+                   admin.call("GET", f"/os-hypervisors/{ident}/uptime"))  # fmt: skip
+    assert uptime["hypervisor"]["uptime"] == UPTIME  # the fake host answered over RPC
+    assert uptime["hypervisor"]["hypervisor_hostname"] == name
+    assert admin.call("GET", f"/os-hypervisors/{ident}/uptime", "2.88").status_code == 404
     assert admin.call("GET", "/os-hypervisors/999999/uptime").status_code == 404
     assert demo.call("GET", f"/os-hypervisors/{ident}/uptime").status_code == 403

@@ -13,9 +13,13 @@ import sqlalchemy as sa
 
 from saphira.api.compute.app import Call
 from saphira.api.compute.state import CellRef
+from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
 
 COMPUTE_BINARY = "nova-compute"
+# Said in disabled_reason: tempest's schemas allow no field of our own, and an
+# unmapped host is one the scheduler cannot use, whatever its status says.
+UNMAPPED = "not mapped to a cell: run saphira-manage cell_v2 discover_hosts"
 
 
 @dataclass
@@ -49,6 +53,23 @@ def zone(call: Call, service: Service) -> str:
     if service.binary == COMPUTE_BINARY:
         return str(conf.default_availability_zone)
     return str(conf.internal_service_availability_zone)
+
+
+def mapped_hosts(call: Call) -> dict[str, str]:
+    """Host -> the uuid of the cell its host mapping names."""
+    stmt = sa.select(HostMapping.host, CellMapping.uuid).join(
+        CellMapping, HostMapping.cell_id == CellMapping.id
+    )
+    return {host: cell for host, cell in call.session.execute(stmt)}
+
+
+def disabled_reason(service: Service, cell: CellRef, mapped: dict[str, str]) -> str | None:
+    """The row's reason, plus UNMAPPED for a compute host the scheduler cannot see
+    (no host mapping, or one naming another cell): never silently ignored."""
+    reason = service.disabled_reason
+    if service.binary != COMPUTE_BINARY or mapped.get(service.host) == cell.uuid:
+        return reason
+    return f"{reason}; {UNMAPPED}" if reason else UNMAPPED
 
 
 def services(call: Call) -> list[HostService]:

@@ -15,7 +15,7 @@ from saphira.api.compute.app import Call, max_version, route
 from saphira.api.compute.common import paging
 from saphira.api.wsgi import json_response
 from saphira.db.cell import instances
-from saphira.exception import BadRequest, NotFound, NotImplementedHere
+from saphira.exception import BadRequest, MessagingTimeout, NotFound, NotImplementedHere
 
 
 def _ident(call: Call, node: hosts.Node) -> Any:
@@ -56,8 +56,9 @@ def _usage(call: Call, row: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _detail(call: Call, node: hosts.Node) -> dict[str, Any]:
+def _detail(call: Call, node: hosts.Node, mapped: dict[str, str] | None = None) -> dict[str, Any]:
     row, service = node.node, node.service
+    mapped = hosts.mapped_hosts(call) if mapped is None else mapped
     body = _brief(call, node)
     if not call.at_least("2.88"):
         body.update(_usage(call, row))
@@ -67,7 +68,9 @@ def _detail(call: Call, node: hosts.Node) -> dict[str, Any]:
         "service": {
             "host": row.host,
             "id": (service.uuid if call.at_least("2.53") else service.id) if service else None,
-            "disabled_reason": service.disabled_reason if service else None,
+            "disabled_reason": (
+                hosts.disabled_reason(service, node.cell, mapped) if service else None
+            ),
         },
     })  # fmt: skip
     return body
@@ -94,8 +97,11 @@ def _listing(call: Call, *, detailed: bool) -> Response:
         if more and found:
             collection = "os-hypervisors/detail" if detailed else "os-hypervisors"
             body["hypervisors_links"] = call.next_link(collection, str(_ident(call, found[-1])))
-    view = _detail if detailed else _brief
-    body["hypervisors"] = [view(call, node) for node in found]
+    if detailed:
+        mapped = hosts.mapped_hosts(call)
+        body["hypervisors"] = [_detail(call, node, mapped) for node in found]
+    else:
+        body["hypervisors"] = [_brief(call, node) for node in found]
     return json_response(body)
 
 
@@ -111,13 +117,35 @@ def index_detail(call: Call) -> Response:
 
 def show(call: Call, hypervisor_id: str) -> Response:
     call.enforce("os_compute_api:os-hypervisors:show")
+    node = _node(call, hypervisor_id)
+    body = _detail(call, node)
+    if call.at_least("2.88"):
+        try:  # as Nova: a host that cannot say shows null, the rest of the body stands
+            body["uptime"] = _host_uptime(call, node)
+        except (NotImplementedHere, BadRequest, NotFound, MessagingTimeout):
+            body["uptime"] = None
+    return json_response({"hypervisor": body})
+
+
+def _node(call: Call, hypervisor_id: str) -> hosts.Node:
     for node in hosts.nodes(call):
         if str(_ident(call, node)) == hypervisor_id:
-            body = _detail(call, node)
-            if call.at_least("2.88"):
-                body["uptime"] = None  # what the fake and libvirt drivers cannot tell
-            return json_response({"hypervisor": body})
+            return node
     raise NotFound(f"Hypervisor with ID '{hypervisor_id}' could not be found.")
+
+
+def _host_uptime(call: Call, node: hosts.Node) -> str:
+    """Ask the node's compute host over RPC (ComputeAPI.get_host_uptime), as Nova
+    does: only an up service that a cell maps is asked."""
+    host, service = node.node.host, node.service
+    if hosts.mapped_hosts(call).get(host) != node.cell.uuid:
+        raise NotFound(f"Compute host {host} {hosts.UNMAPPED}.")
+    if service is None or not hosts.is_up(call, service):
+        raise BadRequest(f"Compute service of {host} is unavailable at this time.")
+    try:
+        return str(call.state.servers.call(call.context, host, "get_host_uptime"))
+    except NotImplementedError:
+        raise NotImplementedHere("Virt driver does not implement uptime function.") from None
 
 
 @max_version("2.87")
@@ -142,12 +170,11 @@ def search(call: Call, pattern: str) -> Response:
 
 @max_version("2.87")
 def uptime(call: Call, hypervisor_id: str) -> Response:
-    """Nova asks the host over RPC; no agent answers that call yet, so this is
-    Nova's answer for a driver without uptime (501), after the same checks."""
+    """The brief view plus the host's uptime line (2.88 moved it into show)."""
     call.enforce("os_compute_api:os-hypervisors:uptime")
-    if not any(str(_ident(call, n)) == hypervisor_id for n in hosts.nodes(call)):
-        raise NotFound(f"Hypervisor with ID '{hypervisor_id}' could not be found.")
-    raise NotImplementedHere("Virt driver does not implement uptime function.")
+    node = _node(call, hypervisor_id)
+    body = {**_brief(call, node), "uptime": _host_uptime(call, node)}
+    return json_response({"hypervisor": body})
 
 
 def _servers_on(call: Call, node: hosts.Node) -> list[dict[str, str]]:

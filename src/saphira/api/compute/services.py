@@ -26,14 +26,16 @@ def _time(service: Service) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def view(call: Call, entry: HostService) -> dict[str, Any]:
+def view(call: Call, entry: HostService, mapped: dict[str, str] | None = None) -> dict[str, Any]:
     service = entry.service
+    mapped = hosts.mapped_hosts(call) if mapped is None else mapped
     body: dict[str, Any] = {
         "id": service.uuid if call.at_least("2.53") else service.id,
         "binary": service.binary, "host": service.host, "zone": hosts.zone(call, service),
         "status": "disabled" if service.disabled else "enabled",
         "state": "up" if hosts.is_up(call, service) else "down",
-        "updated_at": _time(service), "disabled_reason": service.disabled_reason,
+        "updated_at": _time(service),
+        "disabled_reason": hosts.disabled_reason(service, entry.cell, mapped),
     }  # fmt: skip
     if call.at_least("2.11"):
         body["forced_down"] = service.forced_down
@@ -49,7 +51,8 @@ def index(call: Call) -> Response:
         if (host is None or entry.service.host == host)
         and (binary is None or entry.service.binary == binary)
     ]
-    return json_response({"services": [view(call, entry) for entry in found]})
+    mapped = hosts.mapped_hosts(call)
+    return json_response({"services": [view(call, entry, mapped) for entry in found]})
 
 
 def _find(call: Call, **match: Any) -> HostService:

@@ -15,6 +15,7 @@ host to talk to, so the API only passes the instance.
 
 Version history:
 * 1.0 - initial interface.
+* 1.1 - get_host_uptime (os-hypervisors uptime).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def resize_migration(instance: Instance) -> dict[str, Any]:
 
 class ComputeAPI(RPCAPI):
     TOPIC = "compute"
-    RPC_API_VERSION = "1.0"
+    RPC_API_VERSION = "1.1"
 
     # -- build / delete -----------------------------------------------------
     def build_and_run_instance(
@@ -224,6 +225,12 @@ class ComputeAPI(RPCAPI):
             console_type=console_type,
         )  # fmt: skip
         return dict(result)
+
+    # -- host ----------------------------------------------------------------
+    def get_host_uptime(self, ctxt: RequestContext, host: str) -> str:
+        """The host's uptime line from its driver; a driver without one raises
+        NotImplementedError (remotely: the API answers 501)."""
+        return str(self.call(ctxt, "get_host_uptime", version="1.1", server=host))
 
     # -- events ------------------------------------------------------------
     def external_instance_event(

@@ -35,6 +35,7 @@ from saphira.virt.types import (
 )
 
 _T = LifecycleTransition
+UPTIME = " 00:00:00 up 0 min,  0 users,  load average: 0.00, 0.00, 0.00"
 
 
 class FakeDriver(ComputeDriver):
@@ -101,6 +102,10 @@ class FakeDriver(ComputeDriver):
             memory_mb_used=sum(f.memory_mb for f in flavors),
             local_gb_used=sum(f.root_gb + f.ephemeral_gb for f in flavors),
         )
+
+    def get_host_uptime(self) -> str:
+        """Deterministic, shaped like uptime(1), so API tests can compare it."""
+        return UPTIME
 
     def list_instances(self) -> list[str]:
         with self._lock:

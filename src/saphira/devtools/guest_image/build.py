@@ -1,0 +1,118 @@
+"""Build the tiny test guest: kernel, initramfs and a bootable qcow2 disk.
+
+Outputs in ``out_dir``: ``vmlinuz`` (the Debian bzImage), ``vmlinux`` (its
+uncompressed ELF, the fast direct boot), ``initramfs.img``, ``saphira-tiny.qcow2``
+(FAT + SYSLINUX, boots on its own) and ``manifest.json`` (inputs, command
+line, checksums). A build whose manifest already matches its inputs is reused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from saphira.devtools.guest_image import cpio, debs, disk, guest_init, kernel, kmod
+
+#: Bump when the image's content changes for the same packages.
+FORMAT = 3
+CMDLINE = "console=tty0 console=ttyS0,115200 quiet panic=-1"
+DISK_NAME = "saphira-tiny.qcow2"
+
+
+@dataclass(frozen=True)
+class GuestImage:
+    """Where a built image's parts are, and how to boot them directly."""
+
+    directory: Path
+    qcow2: Path
+    bzimage: Path
+    vmlinux: Path
+    initramfs: Path
+    cmdline: str
+    manifest: dict[str, object]
+
+
+def _initramfs(root: Path) -> bytes:
+    modules = kmod.load_order(root)
+    entries = [cpio.directory(d) for d in ("bin", "dev", "etc", "lib", "lib/modules", "proc")]
+    entries += [cpio.directory(d) for d in ("root", "sys", "tmp", "etc/acpi", "etc/acpi/PWRF")]
+    entries += [
+        cpio.chardev("dev/console", 5, 1),
+        cpio.file("bin/busybox", (root / "bin" / "busybox").read_bytes(), 0o755),
+        cpio.symlink("bin/sh", "busybox"),
+        cpio.file("init", guest_init.init_script().encode(), 0o755),
+        cpio.file("etc/udhcpc.script", guest_init.UDHCPC.encode(), 0o755),
+        cpio.file("etc/acpi/PWRF/00000080", guest_init.ACPI_POWER.encode(), 0o755),
+        cpio.file("etc/passwd", b"root::0:0:root:/root:/bin/sh\n"),
+        cpio.file("etc/modules", "".join(f"{m.name}\n" for m in modules).encode()),
+    ]
+    entries += [cpio.file(f"lib/modules/{m.name}", m.read_bytes()) for m in modules]
+    return cpio.archive(entries)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _image(out: Path, manifest: dict[str, object]) -> GuestImage:
+    return GuestImage(
+        out,
+        out / DISK_NAME,
+        out / "vmlinuz",
+        out / "vmlinux",
+        out / "initramfs.img",
+        CMDLINE,
+        manifest,
+    )
+
+
+def _current(out: Path, inputs: dict[str, object]) -> GuestImage | None:
+    try:
+        manifest = json.loads((out / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    image = _image(out, manifest)
+    parts = (image.qcow2, image.bzimage, image.vmlinux, image.initramfs)
+    if manifest.get("inputs") == inputs and all(p.is_file() for p in parts):
+        return image
+    return None
+
+
+def build(
+    out_dir: Path, cache_dir: Path | None = None, kernel_pkg: str | None = None, force: bool = False
+) -> GuestImage:
+    """Build (or reuse) the tiny image in out_dir; .debs are cached in cache_dir."""
+    cache = cache_dir or debs.default_cache_dir()
+    packages = debs.resolve(kernel_pkg, cache)
+    inputs: dict[str, object] = {
+        "format": FORMAT,
+        "cmdline": CMDLINE,
+        "packages": {p.name: p.version for p in packages},
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if not force and (done := _current(out_dir, inputs)) is not None:
+        return done
+    paths = debs.fetch(packages, cache)
+    with tempfile.TemporaryDirectory(prefix="saphira-image-", dir=out_dir) as tmp:
+        root = Path(tmp) / "root"
+        debs.extract(paths, root)
+        release = kmod.kernel_release(root)
+        image = _image(out_dir, {})
+        shutil.copyfile(root / "boot" / f"vmlinuz-{release}", image.bzimage)
+        image.vmlinux.write_bytes(kernel.vmlinux_from_bzimage(image.bzimage.read_bytes()))
+        image.initramfs.write_bytes(_initramfs(root))
+        disk.make_disk(image.bzimage, image.initramfs, CMDLINE, Path(tmp) / "disk.raw", image.qcow2)
+    parts = (image.qcow2, image.bzimage, image.vmlinux, image.initramfs)
+    manifest: dict[str, object] = {
+        "inputs": inputs,
+        "kernel_release": release,
+        "markers": {"booted": guest_init.BOOTED, "ready": guest_init.READY},
+        "http": {"port": guest_init.HTTP_PORT, "body": guest_init.HTTP_BODY},
+        "sha256": {p.name: _sha256(p) for p in parts},
+    }
+    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return _image(out_dir, manifest)

@@ -1,0 +1,99 @@
+"""The guest's /init and helper scripts (busybox sh), kept as text here.
+
+Every line the guest prints that a test or the compute driver looks for starts
+with ``SAPHIRA-GUEST:`` and goes to /dev/console, the serial port named last on
+the kernel command line.
+"""
+
+MARKER = "SAPHIRA-GUEST:"
+BOOTED = f"{MARKER} booted"
+READY = f"{MARKER} ready"
+#: Printed when the ACPI power button (a graceful stop or soft reboot) is pressed.
+POWER_OFF = f"{MARKER} acpi power button, powering off"
+#: What the guest's HTTP server answers on port 80 (followed by its hostname).
+HTTP_BODY = "saphira-tiny-guest OK"
+HTTP_PORT = 80
+
+INIT = r"""#!/bin/busybox sh
+# Saphira tiny test guest: PID 1. Prints markers, gets DHCP, reads metadata, serves HTTP.
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /run /tmp /root/.ssh /var/log
+mount -t devpts devpts /dev/pts
+say() { echo "SAPHIRA-GUEST: $*" > /dev/console; }
+say "booted kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+for m in $(cat /etc/modules); do insmod "/lib/modules/$m" 2>/dev/null; done
+hostname saphira-tiny
+ip link set lo up
+MD=http://169.254.169.254
+for arg in $(cat /proc/cmdline); do
+  case "$arg" in saphira.metadata=*) MD=${arg#saphira.metadata=};; esac
+done
+acpid -c /etc/acpi 2>/dev/null
+if [ -e /sys/class/net/eth0 ]; then
+  say "mac eth0 $(cat /sys/class/net/eth0/address)"
+  if udhcpc -i eth0 -s /etc/udhcpc.script -n -q -t 4 -T 2 >/var/log/udhcpc 2>&1; then
+    say "ip eth0 $(ip -4 -o addr show eth0 | awk '{print $4}')"
+  else
+    say "dhcp failed on eth0"
+  fi
+else
+  say "no eth0"
+fi
+# busybox-static's wget crashes in getaddrinfo (static glibc, no NSS): speak HTTP over nc.
+HP=${MD#http://}; HOST=${HP%%:*}; PORT=80
+case "$HP" in *:*) PORT=${HP#*:};; esac
+fetch() {
+  printf 'GET /openstack/latest/%s HTTP/1.0\r\nHost: %s\r\n\r\n' "$1" "$HP" \
+    | nc -w 3 "$HOST" "$PORT" > /tmp/resp 2>/tmp/nc.err
+  status=$(head -n1 /tmp/resp | tr -d '\r')
+  if echo "$status" | grep -q '^HTTP/1.[01] 200'; then
+    tr -d '\r' < /tmp/resp | sed '1,/^$/d' > "/tmp/$2"
+    say "$1 $(tr '\n' ' ' < "/tmp/$2" | head -c 2000)"
+  else
+    say "$1 unavailable: ${status:-no answer} $(tr '\n' ' ' < /tmp/nc.err)"
+    rm -f "/tmp/$2"
+  fi
+}
+fetch meta_data.json meta
+fetch user_data user
+if [ -s /tmp/meta ]; then
+  n=$(grep -o '"name": *"[^"]*"' /tmp/meta | head -n1 | sed 's/.*: *"//; s/"$//')
+  [ -n "$n" ] && hostname "$n" && say "hostname $n"
+  grep -o 'ssh-[a-z0-9-]* [A-Za-z0-9+/=]*[^"\\]*' /tmp/meta > /root/.ssh/authorized_keys
+  [ -s /root/.ssh/authorized_keys ] && say "ssh keys $(wc -l < /root/.ssh/authorized_keys)"
+fi
+mkdir -p /www
+echo "@HTTP_BODY@ $(hostname)" > /www/index.html
+httpd -p @HTTP_PORT@ -h /www
+say "ready"
+while true; do setsid cttyhack sh -l < /dev/console > /dev/console 2>&1; sleep 1; done
+"""
+
+UDHCPC = r"""#!/bin/sh
+# udhcpc hook: apply the lease to the interface.
+case "$1" in
+  deconfig) ip -4 addr flush dev "$interface"; ip link set "$interface" up ;;
+  bound|renew)
+    ip -4 addr flush dev "$interface"
+    ip addr add "$ip/${mask:-24}" dev "$interface"
+    for r in $router; do ip route add default via "$r" dev "$interface"; break; done
+    : > /etc/resolv.conf
+    for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done ;;
+esac
+exit 0
+"""
+
+# busybox acpid: the power button (libvirt's graceful shutdown) powers off cleanly.
+ACPI_POWER = f"""#!/bin/sh
+echo "{POWER_OFF}" > /dev/console
+sync
+poweroff -f
+"""
+
+
+def init_script() -> str:
+    return INIT.replace("@HTTP_BODY@", HTTP_BODY).replace("@HTTP_PORT@", str(HTTP_PORT))
