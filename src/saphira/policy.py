@@ -9,6 +9,7 @@ usual policy.yaml ([oslo_policy] policy_file).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,16 +116,43 @@ def list_rules() -> list[policy.RuleDefault]:
     ]
 
 
+class _RequestReloadEnforcer(policy.Enforcer):
+    """oslo.policy's enforcer, looking for changed policy files once per request.
+
+    oslo.policy's enforce() re-runs load_rules() on every check: it searches
+    every configuration directory for policy.yaml and policy.d and walks all
+    registered rules, which cost a listing of servers more than its policy
+    checks. The files are still read again as oslo.policy reads them, at a
+    request's first check; its further checks skip the search.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        super().__init__(conf)
+        self.checked_for = threading.local()
+
+    def load_rules(self, force_reload: bool = False) -> None:
+        if force_reload or not getattr(self.checked_for, "skip", False):
+            super().load_rules(force_reload)
+
+
 class Enforcer:
     """One oslo.policy enforcer per cloud, built from that cloud's ConfigOpts."""
 
     def __init__(self, conf: cfg.ConfigOpts) -> None:
-        self._enforcer = policy.Enforcer(conf)
+        self._enforcer = _RequestReloadEnforcer(conf)
         self._enforcer.register_defaults(list_rules())
         self._enforcer.load_rules()  # now, not racing in the first concurrent requests
 
     def enforce(self, context: RequestContext, rule: str, target: Mapping[str, Any]) -> None:
         """Raise Forbidden unless ``context`` may apply ``rule`` to ``target``."""
-        allowed = self._enforcer.enforce(rule, dict(target), context.policy_credentials())
+        state = self._enforcer.checked_for
+        if getattr(state, "context", None) is not context:
+            self._enforcer.load_rules()
+            state.context = context
+        state.skip = True
+        try:
+            allowed = self._enforcer.enforce(rule, dict(target), context.policy_credentials())
+        finally:
+            state.skip = False
         if not allowed:
             raise Forbidden(f"You are not authorized to perform the requested action: {rule}.")

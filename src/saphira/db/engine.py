@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 from sqlalchemy.engine import URL, Engine, make_url
 
+from saphira.db import sqlite_writers
 from saphira.exception import DatabaseError
 
 MASK = "****"
@@ -50,7 +51,11 @@ def make_engine(url: str, *, connect_timeout: int = 10) -> Engine:
     if backend == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
-        kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        kwargs["connect_args"] = {
+            "check_same_thread": False,
+            "timeout": sqlite_writers.WAIT,
+            "factory": sqlite_writers.QueuedWriterConnection,
+        }
     elif backend == "postgresql":
         kwargs.update(pool_pre_ping=True, connect_args={"connect_timeout": connect_timeout})
     elif backend in ("mysql", "mariadb"):
@@ -67,6 +72,7 @@ def make_engine(url: str, *, connect_timeout: int = 10) -> Engine:
         raise DatabaseError(f"no driver for {mask_url(url)!r}: {error}") from None
     if backend == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "before_cursor_execute", sqlite_writers.before_cursor_execute)
     return engine
 
 

@@ -8,6 +8,7 @@ raise saphira.exception errors; ``nova_fault`` shapes them as Nova does:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,10 @@ _FAULT_NAMES = {
     405: "badMethod", 409: "conflictingRequest", 413: "overLimit", 415: "badMediaType",
     429: "overLimit", 501: "notImplemented", 503: "serviceUnavailable",
 }  # fmt: skip
+
+
+# A view asks at_least() many times per server; the texts are few and fixed.
+_parse = functools.lru_cache(maxsize=256)(Version.parse)
 
 
 def nova_fault(error: exception.SaphiraError) -> dict[str, Any]:
@@ -105,7 +110,7 @@ class Call:
         return request_context(self.request.environ)
 
     def at_least(self, text: str) -> bool:
-        return self.version >= Version.parse(text)
+        return self.version >= _parse(text)
 
     def enforce(self, rule: str, target: Mapping[str, Any] | None = None) -> None:
         context = self.context

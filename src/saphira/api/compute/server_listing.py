@@ -7,6 +7,7 @@ still in the API DB sorts and pages exactly like one in a cell.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from typing import Any
@@ -97,6 +98,23 @@ def _scope(call: Call) -> str | None:
     return context.project_id or ""
 
 
+def _narrowed(call: Call, filters: InstanceFilters) -> InstanceFilters:
+    """Exact-match filters the cells can apply in SQL too, so a filtered list (the
+    CLI's wait loops, a reservation's servers) does not load every row. The checks
+    still run on the merged list: SQL only skips rows they would reject."""
+    args = call.request.args
+    narrowed: dict[str, Any] = {}
+    if "reservation_id" in args:
+        narrowed["reservation_id"] = args["reservation_id"]
+    if "image" in args:
+        narrowed["image_ref"] = args["image"]
+    if "host" in args and call.context.is_admin:
+        narrowed["host"] = args["host"]
+    if "status" in args:
+        narrowed["vm_states"] = filter_from_status(args.getlist("status")).vm_states
+    return dataclasses.replace(filters, **narrowed)
+
+
 def _gather(call: Call) -> list[Instance]:
     args = call.request.args
     project = _scope(call)
@@ -112,7 +130,8 @@ def _gather(call: Call) -> list[Instance]:
             i for i in build_requests.list_requests(call.session, project)
             if since is None or (i.created_at and i.created_at >= since)
         ]  # fmt: skip
-    filters = InstanceFilters(project_id=project, changes_since=since, deleted=deleted)
+    filters = _narrowed(call, InstanceFilters(project_id=project, changes_since=since,
+                                              deleted=deleted))  # fmt: skip
     for cell in call.state.cells(call.session, with_cell0=True):
         with call.state.cell_session(cell) as session:
             found.extend(instances.list_instances(session, filters))

@@ -139,9 +139,13 @@ class QuotaEngine:
         inside ``reserve`` it runs under the project's lock.
         """
         project = Scope(scope.project_id, None, scope.group_uuid)
-        checks = [(self.project_limits(session, scope.project_id), count_usage(session, project))]
+        project_limits = self.project_limits(session, scope.project_id)
+        checks = [(project_limits, count_usage(session, project))]
         if scope.user_id is not None:
-            user_limits = self.user_limits(session, scope.project_id, scope.user_id)
+            # user_limits(), without reading the project's rows a second time
+            own = _rows(session, models.ProjectUserQuota,
+                        project_id=scope.project_id, user_id=scope.user_id)  # fmt: skip
+            user_limits = {**project_limits, **own}
             checks.append((user_limits, count_usage(session, scope)))
         for limits, usage in checks:
             for resource, delta in deltas.items():

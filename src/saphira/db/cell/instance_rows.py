@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 
 from saphira.db.cell import models
@@ -37,7 +39,7 @@ def to_row(instance: Instance) -> models.Instance:
 
 def to_object(row: models.Instance) -> Instance:
     return Instance(
-        flavor=Flavor.from_primitive(json.loads(row.flavor)),
+        flavor=_flavor(row.flavor),
         vm_state=VmState(row.vm_state),
         task_state=None if row.task_state is None else TaskState(row.task_state),
         power_state=PowerState(row.power_state),
@@ -49,3 +51,15 @@ def to_object(row: models.Instance) -> Instance:
         id=row.id,
         **{name: getattr(row, name) for name in _SAME},
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_flavor(text: str) -> Flavor:
+    return Flavor.from_primitive(json.loads(text))
+
+
+def _flavor(text: str) -> Flavor:
+    """The instance's flavor snapshot; a listing's servers share a few flavors, so each
+    text is parsed once and every instance gets its own copy."""
+    cached = _parsed_flavor(text)
+    return dataclasses.replace(cached, extra_specs=dict(cached.extra_specs))

@@ -40,6 +40,7 @@ class InstanceFilters:
     image_ref: str | None = None
     changes_since: dt.datetime | None = None
     host: str | None = None
+    reservation_id: str | None = None
     uuids: Collection[str] | None = None
     deleted: bool | None = False  # None: both; changes-since lists deleted ones too
 
@@ -173,6 +174,7 @@ def _conditions(filters: InstanceFilters) -> list[sa.ColumnElement[bool]]:
         (t.flavorid, filters.flavorid),
         (t.image_ref, filters.image_ref),
         (t.host, filters.host),
+        (t.reservation_id, filters.reservation_id),
     ):
         if value is not None:
             where.append(column == value)
