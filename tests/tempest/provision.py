@@ -13,8 +13,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-PROJECTS = 8  # two workers, each holding primary, alt and their readers, with room to spare
-ADMIN_ACCOUNTS = 4
+PROJECTS = 16  # two workers hold primary, alt and readers each; 8 ran dry now and then
+ADMIN_ACCOUNTS = 8
 IMAGE_BYTES = b"\0" * 1024 * 1024  # a raw disk of one MiB: the image service checks formats
 
 

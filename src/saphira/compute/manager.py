@@ -102,15 +102,14 @@ class ComputeManager(resize.ResizeMixin):
         power = driver.get_info(instance).state
         try:
             self.conductor.instance_finish(
-                ctxt, uuid, Action.BUILD, {"launched_at": _now(), "power_state": int(power)}
-            )
+                ctxt, uuid, Action.BUILD, {"launched_at": _now(), "power_state": int(power)},
+                event=event,
+            )  # fmt: skip
         except exception.InstanceInvalidState:
             # Deleted while spawning, or failed by the watchdog while this agent
             # hung: the row is no longer ours to finish, so the guest must go.
             LOG.info("build of %s finished too late; destroying its guest", uuid)
             self._cleanup(driver, instance)
-            return
-        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
 
     def _cleanup(self, driver: ComputeDriver, instance: Instance) -> None:
         try:
@@ -136,14 +135,12 @@ class ComputeManager(resize.ResizeMixin):
         except Exception as error:
             reason = getattr(error, "message", None) or str(error)
             fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
-            self.conductor.instance_fail(ctxt, uuid, action, fault)
-            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+            self.conductor.instance_fail(ctxt, uuid, action, fault, event=event)
             return
         updates: dict[str, Any] = {}
         if TABLE[action].power is None:
             updates["power_state"] = int(self._power(driver, instance))
-        self.conductor.instance_finish(ctxt, uuid, action, updates)
-        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+        self.conductor.instance_finish(ctxt, uuid, action, updates, event=event)
 
     def _power(self, driver: ComputeDriver, instance: Instance) -> PowerState:
         try:

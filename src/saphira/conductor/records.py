@@ -75,6 +75,7 @@ class Records:
         instance_uuid: str,
         action: str,
         updates: dict[str, Any] | None = None,
+        event: str | None = None,
     ) -> Instance:
         values = dict(updates or {})
         with self.dbs.instance_cell(instance_uuid) as session:
@@ -91,6 +92,8 @@ class Records:
                 session, instance_uuid, move.expected_vm_states, move.expected_task_states,
                 method=action, **changes,
             )  # fmt: skip
+            if event is not None:
+                actions.event_finish(session, instance_uuid, ctxt.request_id, event, "Success")
             return _update(session, instance_uuid, values)
 
     def instance_fail(
@@ -99,6 +102,7 @@ class Records:
         instance_uuid: str,
         action: str,
         fault: InstanceFault | None = None,
+        event: str | None = None,
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
@@ -107,6 +111,11 @@ class Records:
             instances.apply(session, instance_uuid, move, method=action)
             if fault is not None:
                 actions.fault_create(session, fault)
+            if event is not None:
+                details = fault.message if fault is not None else None
+                actions.event_finish(
+                    session, instance_uuid, ctxt.request_id, event, "Error", details=details
+                )
             return instances.get(session, instance_uuid)
 
     def instance_save_state(

@@ -38,8 +38,12 @@ from saphira.rpc.client import RPCAPI
 
 
 class ConductorAPI(RPCAPI):
+    """1.0: the first version. 1.1: instance_finish(event=) and
+    instance_fail(event=) close the action event in the same transaction as
+    the state change."""
+
     TOPIC = "conductor"
-    RPC_API_VERSION = "1.0"
+    RPC_API_VERSION = "1.1"
 
     # -- tasks ----------------------------------------------------------------
     def schedule_and_build_instances(
@@ -144,13 +148,25 @@ class ConductorAPI(RPCAPI):
         instance_uuid: str,
         action: str,
         updates: dict[str, Any] | None = None,
+        *,
+        event: str | None = None,
     ) -> Instance:
         """CAS from any step of ``action`` to its success state, writing ``updates``
         (plain columns: host, node, launched_at, flavor, system_metadata...) in the
-        same transaction; ``updates["power_state"]`` overrides the table's."""
-        result: Instance = self.call(
-            ctxt, "instance_finish", instance_uuid=instance_uuid, action=action,
-            updates=updates or {},
+        same transaction; ``updates["power_state"]`` overrides the table's.
+
+        ``event`` (1.1) is closed as "Success" in that transaction too, so whoever
+        sees the end state also sees the action's event finished. A conductor
+        still on 1.0 gets the two writes one after the other.
+        """
+        if event is not None and not self.can_send_version("1.1"):
+            result: Instance = self.instance_finish(ctxt, instance_uuid, action, updates)
+            self.action_event_finish(ctxt, instance_uuid, event, "Success")
+            return result
+        extra: dict[str, Any] = {"event": event} if event is not None else {}
+        result = self.call(
+            ctxt, "instance_finish", version="1.1" if extra else None,
+            instance_uuid=instance_uuid, action=action, updates=updates or {}, **extra,
         )  # fmt: skip
         return result
 
@@ -160,11 +176,24 @@ class ConductorAPI(RPCAPI):
         instance_uuid: str,
         action: str,
         fault: InstanceFault | None = None,
+        *,
+        event: str | None = None,
     ) -> Instance:
-        """CAS from any step of ``action`` to its failure state; record ``fault`` if given."""
-        result: Instance = self.call(
-            ctxt, "instance_fail", instance_uuid=instance_uuid, action=action, fault=fault
-        )
+        """CAS from any step of ``action`` to its failure state; record ``fault`` if given.
+
+        ``event`` (1.1) is closed as "Error" with the fault's message, in the same
+        transaction (see instance_finish).
+        """
+        if event is not None and not self.can_send_version("1.1"):
+            result: Instance = self.instance_fail(ctxt, instance_uuid, action, fault)
+            details = fault.message if fault is not None else None
+            self.action_event_finish(ctxt, instance_uuid, event, "Error", details=details)
+            return result
+        extra: dict[str, Any] = {"event": event} if event is not None else {}
+        result = self.call(
+            ctxt, "instance_fail", version="1.1" if extra else None,
+            instance_uuid=instance_uuid, action=action, fault=fault, **extra,
+        )  # fmt: skip
         return result
 
     def instance_save_state(
