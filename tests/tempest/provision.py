@@ -2,9 +2,14 @@
 
 Tempest runs with pre-provisioned credentials (no dynamic accounts), so the
 harness creates them the way an operator would, with openstacksdk as admin.
-Each project has a member and a reader (tempest asks for a project's reader
-next to its primary member), so concurrent test classes never see each
+Each project has a member and a reader (tempest asks for a reader in the
+primary member's own project), so concurrent test classes never see each
 other's resources; admin accounts share one project.
+
+Tempest hands out ``alt`` credentials as the first free non-admin account in
+file order, so a pool of alt-only accounts (each in a project of its own,
+without a reader) comes first: otherwise an alt could take the one reader of
+the project another class's primary is about to need.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-PROJECTS = 16  # two workers hold primary, alt and readers each; 8 ran dry now and then
+PROJECTS = 16  # two workers hold primary and reader each; 8 ran dry now and then
+ALT_ACCOUNTS = 6  # two workers each hold one alt; spare for slow releases
 ADMIN_ACCOUNTS = 8
 IMAGE_BYTES = b"\0" * 1024 * 1024  # a raw disk of one MiB: the image service checks formats
 
@@ -83,6 +89,9 @@ def _image(conn: Any, name: str) -> str:
 def provision(conn: Any) -> Provisioned:
     """Create everything on the cloud ``conn`` (an admin connection) reaches."""
     done = Provisioned()
+    for number in range(1, ALT_ACCOUNTS + 1):
+        project = f"tempest-alt-{number}"
+        done.accounts.append(_account(conn, f"{project}-member", project, "member", admin=False))
     for number in range(1, PROJECTS + 1):
         project = f"tempest-{number}"
         for role in ("member", "reader"):
