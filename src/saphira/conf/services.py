@@ -1,4 +1,4 @@
-"""[vnc], [glance], [oslo_concurrency], [placement], [libvirt], [scheduler], [neutron].
+"""[vnc], [glance], [oslo_concurrency], [placement], [scheduler], [neutron].
 
 The remaining keys of the install guide; the services that use them come in
 later issues but the operator's nova.conf is accepted and checked today.
@@ -53,17 +53,6 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
         [cfg.StrOpt("lock_path", default="$state_path/tmp", help="Directory of lock files.")],
     ),
     "placement": ("The placement service and the user that talks to it.", _auth_opts()),
-    "libvirt": (
-        "The libvirt virt driver.",
-        [
-            cfg.StrOpt(
-                "virt_type",
-                default="auto",
-                choices=["auto", "kvm", "qemu"],
-                help="'auto' proves KVM works by booting a probe and falls back to qemu.",
-            ),
-        ],
-    ),
     "scheduler": (
         "The scheduler.",
         [
