@@ -168,3 +168,16 @@ class NoValidHost(SaphiraError):
     """
 
     msg_fmt = "No valid host was found. %(reason)s"
+
+
+class ImageNotFound(NotFound):
+    """The image service has no image by that id for the caller (Nova's name)."""
+
+    msg_fmt = "Image %(image_id)s could not be found."
+
+
+class ImageUnacceptable(BadRequest):
+    """The image exists but cannot be used as asked: no data yet, a format the
+    hypervisor cannot boot, bytes that do not match their checksum (Nova's name)."""
+
+    msg_fmt = "Image %(image_id)s is unacceptable: %(reason)s"

@@ -22,6 +22,7 @@ from saphira.service.up import READY
 from tests.functional.process import ManagedProcess, clean_env
 
 READY_TIMEOUT = 90.0
+FAKE = "fake.FakeDriver"
 STOP_TIMEOUT = 20.0
 OPENSTACK = str(Path(sys.executable).parent / "openstack")
 
@@ -90,11 +91,17 @@ class Cloud:
         return f"http://127.0.0.1:{spec.default_port + self.port_offset}{spec.path}"
 
     def command(self) -> list[str]:
+        """Unless extra_args say otherwise: the fake driver (no real guests) and no test
+        image (building and registering saphira-tiny costs seconds)."""
+        extra = self.extra_args
+        pinned = [] if "--compute-driver" in extra else ["--compute-driver", FAKE]
+        pinned += [] if "--test-image" in extra else ["--no-test-image"]
         return [
             sys.executable, "-m", "saphira.cmd.up", "up",
             "--state-dir", str(self.state_dir),
             "--bind-host", "127.0.0.1",
             "--port-offset", str(self.port_offset),
+            *pinned,
             *self.extra_args,
         ]  # fmt: skip
 

@@ -31,8 +31,12 @@ def test_default_state_dir_for_a_user_follows_xdg(monkeypatch: pytest.MonkeyPatc
 
 def test_initial_conf_is_private_loadable_and_written_once(tmp_path: Path) -> None:
     state = tmp_path / "state"
+    state.mkdir()
+    (state / "left-by-an-older-start.sqlite").write_text("x")
+    (state / "left-by-an-older-start.sqlite").chmod(0o644)
     statedir.ensure_dir(str(state))
-    assert _mode(state) == 0o700
+    assert _mode(state) == 0o711
+    assert _mode(state / "left-by-an-older-start.sqlite") == 0o600
     initial = statedir.InitialConf(str(state), "http://127.0.0.1:5000/", "RegionOne")
     path = statedir.write_initial_conf(initial)
     assert path == str(state / "saphira.conf")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -32,6 +33,19 @@ def _parser() -> argparse.ArgumentParser:
         "--port-offset", type=int, metavar="N", help="add N to every port the cloud listens on"
     )
     up.add_argument("--bind-host", metavar="HOST", help="address the APIs listen on")
+    up.add_argument(
+        "--compute-driver",
+        metavar="NAME",
+        help="virt driver of the compute host: auto (default), libvirt.LibvirtDriver or "
+        "fake.FakeDriver",
+    )
+    up.add_argument(
+        "--test-image",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="build and register the tiny test image saphira-tiny and the flavor "
+        "saphira.tiny when they are missing (default: yes)",
+    )
     return parser
 
 
@@ -44,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         state_dir = service_up.choose_state_dir(args.state_dir, args.config_file)
         conf, written = service_up.configure(
-            state_dir, args.config_file, port_offset=args.port_offset, bind_host=args.bind_host
+            state_dir,
+            args.config_file,
+            port_offset=args.port_offset,
+            bind_host=args.bind_host,
+            compute_driver=args.compute_driver,
         )
         logs.setup(conf)
     except ConfigError as error:
@@ -55,7 +73,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if written:
         print(f"saphira up: first start: wrote {written}", flush=True)
-    return service_up.serve(conf)
+    os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)
+    return service_up.serve(conf, test_image=args.test_image)
 
 
 if __name__ == "__main__":

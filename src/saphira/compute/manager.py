@@ -15,8 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 from saphira import exception
+from saphira.common.images import ImageClient
 from saphira.compute import resize
-from saphira.compute.images import ImageUploader, image_meta
+from saphira.compute.images import image_meta
 from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
@@ -47,7 +48,7 @@ class ComputeManager(resize.ResizeMixin):
         conductor: ConductorAPI,
         compute: ComputeAPI,
         placement: PlacementClient,
-        images: ImageUploader | None = None,
+        images: ImageClient | None = None,
     ) -> None:
         self.host = host
         self.drivers = {driver.node: driver for driver in drivers}

@@ -10,9 +10,9 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.common.images import ImageClient
 from saphira.common.periodic import Periodic
 from saphira.compute import reconcile, resource_tracker
-from saphira.compute.images import ImageUploader
 from saphira.compute.manager import ComputeManager
 from saphira.context import RequestContext
 from saphira.placement.client import PlacementClient
@@ -34,7 +34,7 @@ class ComputeService:
         drivers: list[ComputeDriver],
         transport: Any,
         placement: PlacementClient,
-        images: ImageUploader | None = None,
+        images: ImageClient | None = None,
     ) -> None:
         self.conf, self.host, self.drivers = conf, host, drivers
         self.conductor = ConductorAPI(transport)
@@ -47,7 +47,16 @@ class ComputeService:
         self._timers: list[Periodic] = []
 
     def heartbeat(self) -> None:
+        """Report up only while every hypervisor answers (a dead libvirt = down)."""
+        dead = [driver.node for driver in self.drivers if not driver.healthy()]
+        if dead:
+            LOG.warning("hypervisor unreachable on %s: not reporting up", ", ".join(dead))
+            return
         self.conductor.service_heartbeat(RequestContext(), self.host, BINARY, "compute")
+
+    def manage_image_cache(self) -> None:
+        for driver in self.drivers:
+            driver.manage_image_cache()
 
     def update_resources(self) -> None:
         for driver in self.drivers:
@@ -70,6 +79,11 @@ class ComputeService:
                 self.update_resources,
             ),
         ]  # fmt: skip
+        cache_interval = self.conf.image_cache.manager_interval
+        if cache_interval > 0:
+            self._timers.append(
+                Periodic(f"image-cache-{self.host}", cache_interval, self.manage_image_cache)
+            )
         if sync > 0:
             reconciler = Periodic(
                 f"reconcile-{self.host}", sync, lambda: reconcile.reconcile_once(self.manager)

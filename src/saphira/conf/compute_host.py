@@ -15,9 +15,11 @@ _RATIO_HELP = (
 default_opts: list[cfg.Opt] = [
     cfg.StrOpt(
         "compute_driver",
-        default="fake.FakeDriver",
-        help="Virt driver of this compute host: 'fake.FakeDriver' (simulated guests) or "
-        "'libvirt.LibvirtDriver' (real QEMU/KVM guests).",
+        default="auto",
+        help="Virt driver of this compute host: 'fake.FakeDriver' (simulated guests), "
+        "'libvirt.LibvirtDriver' (real QEMU/KVM guests), or 'auto': libvirt when "
+        "libvirt-python and a libvirt daemon are installed and the daemon runs or can be "
+        "started, the fake driver otherwise.",
     ),
     cfg.IntOpt("reserved_host_memory_mb", default=512, min=0, help="Memory kept for the host."),
     cfg.IntOpt("reserved_host_disk_mb", default=0, min=0, help="Local disk kept for the host."),

@@ -11,19 +11,39 @@ from saphira.objects.compute_node import ComputeNode
 from saphira.objects.fault import InstanceFault
 from saphira.objects.flavor import Flavor
 from saphira.objects.instance import Instance
+from saphira.objects.network import (
+    AddressPair,
+    DhcpHost,
+    DhcpNetwork,
+    DhcpSubnet,
+    FixedIP,
+    HostRoute,
+    PortDetails,
+    SecurityRule,
+    Segment,
+)
 from saphira.objects.request_spec import RequestSpec
 from saphira.objects.selection import Selection
 from saphira.objects.service import Service
 
 __all__ = [
+    "AddressPair",
     "ComputeNode",
+    "DhcpHost",
+    "DhcpNetwork",
+    "DhcpSubnet",
+    "FixedIP",
     "Flavor",
+    "HostRoute",
     "Instance",
     "InstanceAction",
     "InstanceActionEvent",
     "InstanceFault",
+    "PortDetails",
     "RequestSpec",
     "SaphiraObject",
+    "SecurityRule",
+    "Segment",
     "Selection",
     "Service",
     "from_primitive",

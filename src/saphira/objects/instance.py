@@ -51,8 +51,11 @@ class Instance(SaphiraObject):
 
     @property
     def name(self) -> str:
-        """The hypervisor-side name (Nova's ``instance_name_template``)."""
-        return f"instance-{self.id:08x}" if self.id is not None else f"instance-{self.uuid}"
+        """The hypervisor-side name: Nova's ``instance_name_template`` set to
+        ``instance-%(uuid)s``, not its ``instance-%08x`` default, because row ids
+        repeat across clouds and several clouds (CI jobs, tests) may share one
+        libvirtd, whose domain names must be unique."""
+        return f"instance-{self.uuid}"
 
     @property
     def status(self) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.common.images import ImageClient
 from saphira.common.service_auth import PasswordToken, image_url, local_url
-from saphira.compute.images import ImageUploader
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.db import cells
@@ -34,9 +34,10 @@ def placement_client(conf: cfg.ConfigOpts) -> PlacementClient:
     return PlacementClient(local_url(conf, "placement"), PasswordToken(conf.placement))
 
 
-def image_uploader(conf: cfg.ConfigOpts) -> ImageUploader:
-    """Snapshot uploads with the compute service user of [keystone_authtoken]."""
-    return ImageUploader(image_url(conf), PasswordToken(conf.keystone_authtoken))
+def image_client(conf: cfg.ConfigOpts) -> ImageClient:
+    """Image downloads and snapshot uploads as the compute service user of
+    [keystone_authtoken]."""
+    return ImageClient(image_url(conf), PasswordToken(conf.keystone_authtoken))
 
 
 def compute_hosts(conf: cfg.ConfigOpts) -> dict[str, list[ComputeDriver]]:
@@ -62,7 +63,7 @@ def start_compute(
     conf: cfg.ConfigOpts, host: str, drivers: list[ComputeDriver], transport: Any
 ) -> ComputeService:
     service = ComputeService(
-        conf, host, drivers, transport, placement_client(conf), images=image_uploader(conf)
+        conf, host, drivers, transport, placement_client(conf), images=image_client(conf)
     )
     service.start()
     LOG.info("compute host %s: running (%d node(s))", host, len(drivers))

@@ -34,9 +34,18 @@ def new_password() -> str:
 
 
 def ensure_dir(path: str) -> None:
-    """Create the directory 0700 (it holds keys and passwords), or tighten it."""
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    os.chmod(path, 0o700)
+    """Create the directory 0711, or set it so, and make what is in it private.
+
+    It holds keys, passwords and databases, so nobody else may list it or read
+    its files (``saphira up`` runs with umask 077, and files from older starts
+    are tightened here); but QEMU runs as its own user and must pass through
+    it to the guests' disks under instances_path, hence the execute bits.
+    """
+    os.makedirs(path, mode=0o711, exist_ok=True)
+    os.chmod(path, 0o711)
+    for entry in os.scandir(path):
+        if entry.is_file(follow_symlinks=False):
+            os.chmod(entry.path, entry.stat().st_mode & 0o700)
 
 
 def write_private(path: str, text: str) -> None:

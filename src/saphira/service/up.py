@@ -21,7 +21,7 @@ from oslo_config import cfg
 
 from saphira import conf as saphira_conf
 from saphira.exception import ConfigError, SaphiraError
-from saphira.service import clientconf, firstrun, memory, registry
+from saphira.service import clientconf, firstrun, memory, registry, tiny_image
 from saphira.service.plane import ControlPlane
 from saphira.service.runner import Runner
 from saphira.service.statedir import CONF_NAME, default_state_dir
@@ -51,6 +51,7 @@ def load_conf(
     *,
     port_offset: int | None = None,
     bind_host: str | None = None,
+    compute_driver: str | None = None,
 ) -> cfg.ConfigOpts:
     """Defaults < <state-dir>/saphira.conf < each --config-file < command-line flags."""
     files = list(config_files)
@@ -62,6 +63,8 @@ def load_conf(
         flags["port_offset"] = port_offset
     if bind_host is not None:
         flags["bind_host"] = bind_host
+    if compute_driver is not None:
+        flags["compute_driver"] = compute_driver
     conf = saphira_conf.load(_file_args(files))
     for key, value in flags.items():
         try:
@@ -78,6 +81,7 @@ def configure(
     *,
     port_offset: int | None = None,
     bind_host: str | None = None,
+    compute_driver: str | None = None,
 ) -> tuple[cfg.ConfigOpts, str | None]:
     """Load and validate; create the state directory and, on first start, saphira.conf.
 
@@ -85,10 +89,17 @@ def configure(
     written, whose service passwords the identity seed needs) and the path of
     that file when this was the first start.
     """
-    conf = load_conf(state_dir, config_files, port_offset=port_offset, bind_host=bind_host)
+
+    def load() -> cfg.ConfigOpts:
+        return load_conf(
+            state_dir, config_files,
+            port_offset=port_offset, bind_host=bind_host, compute_driver=compute_driver,
+        )  # fmt: skip
+
+    conf = load()
     written = firstrun.prepare_state_dir(conf)
     if written:
-        conf = load_conf(state_dir, config_files, port_offset=port_offset, bind_host=bind_host)
+        conf = load()
     return conf, written
 
 
@@ -99,8 +110,12 @@ def _ready_line(runner: Runner, conf: cfg.ConfigOpts) -> str:
     return f"{READY} {', '.join(parts)}"
 
 
-def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout) -> int:
-    """Prepare the state directory, run every served service until told to stop."""
+def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, test_image: bool = True) -> int:
+    """Prepare the state directory, run every served service until told to stop.
+
+    ``test_image`` also registers the tiny test image and its flavor when
+    they are missing (``saphira up --no-test-image`` turns it off).
+    """
     memory.fix_mmap_threshold()
     runner = Runner(conf, registry.served())
 
@@ -110,17 +125,19 @@ def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return _serve(conf, runner, out)
+        return _serve(conf, runner, out, test_image)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO) -> int:
+def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, test_image: bool) -> int:
     plane = ControlPlane(conf)
     try:
         runner.check_ports()
         firstrun.prepare(conf)
+        if test_image:
+            tiny_image.register(conf)
         if runner.stop_requested:  # a signal arrived while the state was prepared
             return 0
         runner.start()

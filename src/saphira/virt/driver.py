@@ -53,6 +53,17 @@ class ComputeDriver(abc.ABC):
     def cleanup_host(self) -> None:  # noqa: B027 - optional hook
         """Release connections at shutdown."""
 
+    def healthy(self) -> bool:
+        """Whether the hypervisor answers now (reconnecting if it can).
+
+        The agent stops heartbeating while it does not, so the service shows
+        down instead of accepting builds it cannot run.
+        """
+        return True
+
+    def manage_image_cache(self) -> None:  # noqa: B027 - optional hook
+        """Remove cached images no guest on this host uses any more."""
+
     @abc.abstractmethod
     def get_available_resource(self) -> HostResources: ...
 

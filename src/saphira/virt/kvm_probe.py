@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from saphira.devtools.guest_image import BOOTED, CMDLINE
 from saphira.virt.probe_run import ProbeRun, run_qemu
 
 LOG = logging.getLogger(__name__)
@@ -170,3 +171,11 @@ def log_decision(decision: VirtTypeDecision, log: logging.Logger = LOG) -> None:
     log.log(level, "virt_type=%s: %s", decision.virt_type, decision.reason)
     if decision.advice:
         log.warning("%s", decision.advice)
+
+
+def probe_guest_in(directory: Path) -> ProbeGuest | None:
+    """The tiny test image built in ``directory`` as a probe guest, if it is there."""
+    kernel, initrd = directory / "vmlinux", directory / "initramfs.img"
+    if kernel.is_file() and initrd.is_file():
+        return ProbeGuest(kernel, initrd, CMDLINE, BOOTED)
+    return None

@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from typing import Protocol
 
+from saphira.common.images import ImageData as ImageData
+from saphira.common.images import ImageStream as ImageStream
 from saphira.domain.states import PowerState
 from saphira.objects import Flavor
 
@@ -73,15 +76,6 @@ class BlockDeviceInfo:
     ephemeral_gb: int = 0
 
 
-@dataclasses.dataclass(frozen=True)
-class ImageData:
-    """A snapshot's bytes for the image service: what ``snapshot`` uploads."""
-
-    disk_format: str
-    container_format: str
-    chunks: Iterable[bytes]
-
-
 SnapshotUpload = Callable[[ImageData], None]
 
 
@@ -124,3 +118,9 @@ class LifecycleEvent:
 
 
 EventListener = Callable[[LifecycleEvent], None]
+
+
+class ImageSource(Protocol):
+    """Where a driver gets image bytes (the image service client, or a test's fake)."""
+
+    def open(self, image_id: str) -> ImageStream: ...

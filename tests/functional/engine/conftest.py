@@ -28,7 +28,7 @@ import saphira.conf
 from saphira.api.auth import LocalValidator
 from saphira.api.compute import build_app as build_compute_app
 from saphira.api.image import build_app as build_image_app
-from saphira.compute.images import ImageUploader
+from saphira.common.images import ImageClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.context import RequestContext
@@ -172,9 +172,9 @@ class Plane:
                  resources: tuple[int, int, int] = (8, 16384, 200)) -> ComputeService:  # fmt: skip
         driver = FakeDriver.fleet([host], self.faults, resources)[host]
         driver.delay = delay
-        uploader = ImageUploader(self.api.image_url, lambda: self.api.token("admin"))
+        images = ImageClient(self.api.image_url, lambda: self.api.token("admin"))
         service = ComputeService(
-            self.conf, host, [driver], self.transport, self.placement, images=uploader
+            self.conf, host, [driver], self.transport, self.placement, images=images
         )
         service.start()
         self.computes[host] = service

@@ -45,6 +45,7 @@ class Deployment:
                 "state_path": self.state, "transport_url": self.transport_url,
                 "port_offset": free_offset(), "bind_host": "127.0.0.1", "my_ip": "127.0.0.1",
                 "report_interval": 1, "service_down_time": 4, "host": "controller",
+                "compute_driver": "fake.FakeDriver",
             },
             "scheduler": {"host_state_ttl": 0},
             "oslo_messaging_rabbit": {"rabbit_retry_interval": 1},

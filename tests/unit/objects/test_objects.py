@@ -79,7 +79,7 @@ def test_types_come_back_typed() -> None:
     back = objects.Instance.from_primitive(_wire(inst))
     assert back.vm_state is VmState.ACTIVE and back.power_state is PowerState.RUNNING
     assert back.launched_at == NOW and isinstance(back.flavor, objects.Flavor)
-    assert back.status == "ACTIVE" and back.name == "instance-000000ff"
+    assert back.status == "ACTIVE" and back.name == f"instance-{back.uuid}"
     unsaved = dataclasses.replace(back, id=None, task_state=TaskState.REBOOTING_HARD)
     assert unsaved.name == "instance-u-1" and unsaved.status == "HARD_REBOOT"
 

@@ -8,6 +8,7 @@ cache only (no network); only a version not yet cached is downloaded, through
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 from dataclasses import dataclass
@@ -93,11 +94,18 @@ def resolve(kernel: str | None, cache: Path) -> list[Package]:
 
 
 def fetch(packages: list[Package], cache: Path) -> list[Path]:
-    """Paths of the cached .debs, downloading only the missing ones."""
+    """Paths of the cached .debs, downloading only the missing ones.
+
+    One download at a time per cache: parallel test workers share it, and
+    apt-get writes straight to the final file names.
+    """
     cache.mkdir(parents=True, exist_ok=True)
-    missing = [p for p in packages if not (cache / p.deb_name).is_file()]
-    if missing:
-        _run(["apt-get", "download", "-q", *[f"{p.name}={p.version}" for p in missing]], cache)
+    with (cache / ".download.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        missing = [p for p in packages if not (cache / p.deb_name).is_file()]
+        if missing:
+            argv = ["apt-get", "download", "-q", *[f"{p.name}={p.version}" for p in missing]]
+            _run(argv, cache)
     paths = [cache / p.deb_name for p in packages]
     for path in paths:
         if not path.is_file():

@@ -24,7 +24,8 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /run /tmp /root/.ssh /var/log
 mount -t devpts devpts /dev/pts
 say() { echo "SAPHIRA-GUEST: $*" > /dev/console; }
-say "booted kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime)"
+MEM_KB=$(awk '/^MemTotal/{print $2}' /proc/meminfo)
+say "booted kernel=$(uname -r) uptime=$(cut -d' ' -f1 /proc/uptime) cpus=$(nproc) mem_kb=$MEM_KB"
 for m in $(cat /etc/modules); do insmod "/lib/modules/$m" 2>/dev/null; done
 hostname saphira-tiny
 ip link set lo up

@@ -1,0 +1,1 @@
+"""The libvirt driver: typed domain configuration and its XML, the host, the driver."""

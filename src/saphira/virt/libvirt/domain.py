@@ -1,0 +1,62 @@
+"""The domain one instance gets: flavor, disks, console log, VNC and NICs.
+
+Built fresh from the instance on every (re)definition, so a resize or a
+hard reboot applies what the database says, never a stale XML file.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from saphira.objects import Flavor, Instance
+from saphira.virt.libvirt.config import (
+    DiskConfig,
+    DomainConfig,
+    GraphicsConfig,
+    InstanceMetadata,
+    SerialConsoleConfig,
+)
+from saphira.virt.libvirt.paths import InstanceFiles
+from saphira.virt.libvirt.vif import interface
+from saphira.virt.types import NetworkInfo
+
+
+@dataclass(frozen=True)
+class GuestSettings:
+    virt_type: str  # "qemu" or "kvm", decided once at start by the KVM probe
+    vnc_listen: str | None  # None: no graphics ([vnc] enabled = false)
+
+
+def build(
+    instance: Instance,
+    flavor: Flavor,
+    files: InstanceFiles,
+    network_info: NetworkInfo,
+    settings: GuestSettings,
+    host: str,
+) -> DomainConfig:
+    disks = [DiskConfig(str(files.disk), "vda")]
+    if flavor.ephemeral_gb:
+        disks.append(DiskConfig(str(files.ephemeral), "vdb"))
+    graphics = GraphicsConfig(settings.vnc_listen) if settings.vnc_listen else None
+    return DomainConfig(
+        name=instance.name,
+        uuid=instance.uuid,
+        virt_type=settings.virt_type,
+        memory_mib=flavor.memory_mb,
+        vcpus=flavor.vcpus,
+        cpu_mode="host-passthrough" if settings.virt_type == "kvm" else None,
+        disks=tuple(disks),
+        interfaces=tuple(interface(vif, host) for vif in network_info),
+        serial=SerialConsoleConfig(str(files.console_log)),
+        graphics=graphics,
+        metadata=InstanceMetadata(
+            name=instance.display_name,
+            project_id=instance.project_id,
+            user_id=instance.user_id,
+            flavor_name=flavor.name,
+            image_id=instance.image_ref,
+            created=(instance.created_at or dt.datetime.now(dt.UTC)).isoformat(),
+        ),
+    )

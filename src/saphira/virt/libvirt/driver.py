@@ -1,0 +1,401 @@
+"""LibvirtDriver: real QEMU/KVM guests through libvirt-python.
+
+Each guest is a persistent domain named after the instance, with a qcow2
+overlay over a cached, verified base image and a console log, all in the
+instance's own directory. Every operation that builds something undoes it on
+failure (the agent then reschedules or records a fault), and ``destroy``
+removes the domain and the directory whatever state they are in.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+import libvirt
+from oslo_config import cfg
+
+from saphira.common.images import ImageClient
+from saphira.common.service_auth import PasswordToken, image_url
+from saphira.domain.states import PowerState
+from saphira.objects import Flavor, Instance
+from saphira.virt import kvm_probe
+from saphira.virt.driver import ComputeDriver
+from saphira.virt.errors import GuestNotFound, VirtError
+from saphira.virt.libvirt import disks, domain, guest, resources
+from saphira.virt.libvirt.config import from_xml, to_xml
+from saphira.virt.libvirt.host import Host
+from saphira.virt.libvirt.imagecache import ImageCache
+from saphira.virt.libvirt.paths import (
+    QEMU_USER,
+    InstanceFiles,
+    blocking_ancestor,
+    console_tail,
+    make_reachable_dir,
+)
+from saphira.virt.types import (
+    BlockDeviceInfo,
+    HostResources,
+    ImageData,
+    ImageMeta,
+    ImageSource,
+    InstanceInfo,
+    LifecycleTransition,
+    Migration,
+    NetworkInfo,
+    RebootType,
+    SnapshotUpload,
+    VncConsole,
+)
+
+LOG = logging.getLogger(__name__)
+CHUNK = 1024 * 1024
+TEST_IMAGE_DIR = "test-image"  # where `saphira up` builds the tiny image: the KVM probe boots it
+_UNDEFINE = (
+    libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE
+    | libvirt.VIR_DOMAIN_UNDEFINE_SNAPSHOTS_METADATA
+    | libvirt.VIR_DOMAIN_UNDEFINE_NVRAM
+)
+_EVENTS = {
+    libvirt.VIR_DOMAIN_EVENT_STARTED: LifecycleTransition.STARTED,
+    libvirt.VIR_DOMAIN_EVENT_RESUMED: LifecycleTransition.RESUMED,
+    libvirt.VIR_DOMAIN_EVENT_SUSPENDED: LifecycleTransition.PAUSED,
+    libvirt.VIR_DOMAIN_EVENT_STOPPED: LifecycleTransition.STOPPED,
+    libvirt.VIR_DOMAIN_EVENT_PMSUSPENDED: LifecycleTransition.SUSPENDED,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    instances_path: Path
+    guest: domain.GuestSettings
+    uri: str = ""
+    vnc_proxyclient_address: str = "127.0.0.1"
+    shutdown_timeout: int = 60
+    console_bytes: int = 100 * 1024
+    cache_subdir: str = "_base"
+    remove_unused_bases: bool = True
+    unused_base_min_age: int = 86400
+
+
+class LibvirtDriver(ComputeDriver):
+    def __init__(self, host: str, node: str, settings: Settings, images: ImageSource) -> None:
+        super().__init__(host, node)
+        self.settings = settings
+        self.cache = ImageCache(settings.instances_path / settings.cache_subdir, images)
+        self._libvirt = Host(settings.uri, self._domain_event)
+
+    @classmethod
+    def from_conf(cls, conf: cfg.ConfigOpts) -> list[Self]:
+        decision = kvm_probe.choose_virt_type(
+            conf.libvirt.virt_type,
+            Path(conf.state_path),
+            kvm_probe.probe_guest_in(Path(conf.state_path) / TEST_IMAGE_DIR),
+        )
+        vnc = conf.vnc.server_listen if conf.vnc.enabled else None
+        settings = Settings(
+            instances_path=Path(conf.instances_path),
+            guest=domain.GuestSettings(decision.virt_type, vnc),
+            uri=conf.libvirt.connection_uri,
+            vnc_proxyclient_address=conf.vnc.server_proxyclient_address,
+            shutdown_timeout=conf.shutdown_timeout,
+            console_bytes=conf.libvirt.max_console_log_bytes,
+            cache_subdir=conf.image_cache.subdirectory_name,
+            remove_unused_bases=conf.image_cache.remove_unused_base_images,
+            unused_base_min_age=conf.image_cache.remove_unused_original_minimum_age_seconds,
+        )
+        images = ImageClient(image_url(conf), PasswordToken(conf.keystone_authtoken))
+        return [cls(conf.host, conf.host, settings, images)]
+
+    # -- host -------------------------------------------------------------
+    def init_host(self) -> None:
+        path = self.settings.instances_path
+        make_reachable_dir(path)
+        blocked = blocking_ancestor(path / "x")
+        if blocked is not None:
+            raise VirtError(
+                host=self.host,
+                reason=f"QEMU runs as {QEMU_USER} and cannot pass {blocked} "
+                f"(mode {blocked.stat().st_mode & 0o777:o}) to reach instances_path {path}: "
+                "choose another [DEFAULT] instances_path or let others traverse that directory",
+            )
+        make_reachable_dir(path / self.settings.cache_subdir)
+        self._libvirt.start()
+        LOG.info(
+            "libvirt driver on %s: %s guests, instances in %s",
+            self._libvirt.uri, self.settings.guest.virt_type, self.settings.instances_path,
+        )  # fmt: skip
+
+    def cleanup_host(self) -> None:
+        self._libvirt.stop()
+
+    def healthy(self) -> bool:
+        return self._libvirt.alive()
+
+    def manage_image_cache(self) -> None:
+        """Bases that no overlay under instances_path (resize backups included) uses."""
+        if not self.settings.remove_unused_bases:
+            return
+        in_use: set[Path] = set()
+        for overlay in self.settings.instances_path.glob("*/disk*"):
+            try:
+                backing = disks.backing_file(overlay)
+            except VirtError as error:  # unreadable now: keep every base this round
+                LOG.warning("image cache: not cleaning up: %s", error.message)
+                return
+            if backing is not None:
+                in_use.add(backing.resolve())
+        for removed in self.cache.cleanup(in_use, self.settings.unused_base_min_age):
+            LOG.info("image cache: removed unused base %s", removed.name)
+
+    def get_available_resource(self) -> HostResources:
+        return resources.host_resources(
+            self._conn(), self.node, self.settings.instances_path, self.settings.guest.virt_type
+        )
+
+    def get_host_uptime(self) -> str:
+        done = subprocess.run(
+            ["uptime"], capture_output=True, text=True, env={"LANG": "C"}, check=False
+        )
+        return done.stdout.rstrip("\n")
+
+    def list_instances(self) -> list[str]:
+        return [dom.UUIDString() for dom in self._conn().listAllDomains(0) if _ours(dom)]
+
+    def get_info(self, instance: Instance) -> InstanceInfo:
+        dom = self._domain(instance)
+        return InstanceInfo(self._call(instance, guest.power_state, dom), dom.name())
+
+    # -- lifecycle ----------------------------------------------------------
+    def spawn(
+        self,
+        instance: Instance,
+        image_meta: ImageMeta,
+        network_info: NetworkInfo,
+        block_device_info: BlockDeviceInfo | None = None,
+    ) -> None:
+        files = self._files(instance)
+        try:
+            files.create()
+            self._create_disks(instance, instance.flavor, image_meta, files)
+            dom = self._define(instance, instance.flavor, files, network_info)
+            self._call(instance, dom.create)
+        except BaseException:
+            self._remove(instance, files)
+            raise
+
+    def destroy(self, instance: Instance, network_info: NetworkInfo) -> None:
+        self._remove(instance, self._files(instance))
+
+    def power_off(self, instance: Instance, timeout: int = 0) -> None:
+        wait = self.settings.shutdown_timeout if timeout > 0 else 0
+        self._call(instance, guest.shutdown, self._domain(instance), wait)
+
+    def power_on(self, instance: Instance, network_info: NetworkInfo) -> None:
+        dom = self._domain(instance)
+        if not dom.isActive():
+            self._call(instance, dom.create)
+
+    def reboot(
+        self, instance: Instance, network_info: NetworkInfo, reboot_type: RebootType
+    ) -> None:
+        """SOFT: ACPI power-off then start (forced after the timeout, as Nova
+        falls back to hard); HARD: destroy, redefine from the instance, start."""
+        dom = self._domain(instance)
+        if reboot_type is RebootType.SOFT:
+            self._call(instance, guest.shutdown, dom, self.settings.shutdown_timeout)
+        else:
+            self._call(instance, guest.force_off, dom)
+            dom = self._define(instance, instance.flavor, self._files(instance), network_info)
+        self._call(instance, dom.create)
+
+    def rebuild(self, instance: Instance, image_meta: ImageMeta, network_info: NetworkInfo) -> None:
+        """New root (and ephemeral) disk from the image; same domain, MAC and console log."""
+        files = self._files(instance)
+        self._call(instance, guest.force_off, self._domain(instance))
+        for path in (files.disk, files.ephemeral):
+            path.unlink(missing_ok=True)
+        self._create_disks(instance, instance.flavor, image_meta, files)
+        dom = self._define(instance, instance.flavor, files, network_info)
+        self._call(instance, dom.create)
+
+    def pause(self, instance: Instance) -> None:
+        self._call(instance, self._domain(instance).suspend)
+
+    def unpause(self, instance: Instance) -> None:
+        self._call(instance, self._domain(instance).resume)
+
+    def suspend(self, instance: Instance) -> None:
+        """Memory to disk (managed save); ``resume`` boots from it."""
+        self._call(instance, self._domain(instance).managedSave, 0)
+
+    def resume(self, instance: Instance, network_info: NetworkInfo) -> None:
+        self._call(instance, self._domain(instance).create)
+
+    def snapshot(self, instance: Instance, image_id: str, upload: SnapshotUpload) -> None:
+        """A cold snapshot: the guest's memory is saved, its disk flattened, then it
+        is restored as it was (running or paused), so the image is consistent."""
+        dom, files = self._domain(instance), self._files(instance)
+        state = self._call(instance, guest.power_state, dom)
+        saved = state in (PowerState.RUNNING, PowerState.PAUSED)
+        if saved:
+            flags = libvirt.VIR_DOMAIN_SAVE_PAUSED if state is PowerState.PAUSED else 0
+            self._call(instance, dom.managedSave, flags)
+        flat = files.directory / f"snapshot-{image_id}.qcow2"
+        try:
+            disks.convert(files.disk, flat, "qcow2")
+        finally:
+            if saved:
+                self._call(instance, dom.create)
+        try:
+            upload(ImageData("qcow2", "bare", _chunks(flat)))
+        finally:
+            flat.unlink(missing_ok=True)
+
+    # -- consoles -----------------------------------------------------------
+    def get_console_output(self, instance: Instance) -> str:
+        self._domain(instance)
+        return console_tail(self._files(instance).console_log, self.settings.console_bytes)
+
+    def get_vnc_console(self, instance: Instance) -> VncConsole:
+        dom = self._domain(instance)
+        graphics = from_xml(self._call(instance, dom.XMLDesc, 0)).graphics
+        if graphics is None or not graphics.port or graphics.port < 0:
+            raise VirtError(host=self.host, reason=f"{instance.uuid} has no VNC console running")
+        return VncConsole(self.settings.vnc_proxyclient_address, graphics.port)
+
+    # -- resize on this host: the old directory is kept aside until confirm/revert
+    def migrate_disk_and_power_off(
+        self, instance: Instance, migration: Migration, flavor: Flavor, timeout: int = 0
+    ) -> None:
+        if migration.dest_host != self.host:
+            raise VirtError(
+                host=self.host,
+                reason="resize to another host needs shared instance storage, "
+                "which this driver does not support yet",
+            )
+        files = self._files(instance)
+        self._call(instance, guest.shutdown, self._domain(instance), self.settings.shutdown_timeout)
+        backup = files.resize_backup
+        backup.remove()
+        files.directory.rename(backup.directory)
+        shutil.copytree(backup.directory, files.directory)
+
+    def finish_migration(
+        self,
+        instance: Instance,
+        migration: Migration,
+        image_meta: ImageMeta,
+        network_info: NetworkInfo,
+        power_on: bool,
+    ) -> None:
+        files, flavor = self._files(instance), migration.new_flavor
+        if flavor.root_gb * disks.GIB > disks.info(files.disk, "qcow2").virtual_size:
+            disks.resize(files.disk, flavor.root_gb)
+        if flavor.ephemeral_gb and not files.ephemeral.exists():
+            disks.create_blank(files.ephemeral, flavor.ephemeral_gb)
+        dom = self._define(instance, flavor, files, network_info)
+        if power_on:
+            self._call(instance, dom.create)
+
+    def confirm_migration(self, instance: Instance, migration: Migration) -> None:
+        self._files(instance).resize_backup.remove()
+
+    def finish_revert_migration(
+        self, instance: Instance, migration: Migration, network_info: NetworkInfo, power_on: bool
+    ) -> None:
+        files = self._files(instance)
+        backup = files.resize_backup
+        if backup.directory.exists():
+            self._call(instance, guest.force_off, self._domain(instance))
+            if files.console_log.exists():  # the log keeps the resized guest's history
+                files.console_log.replace(backup.console_log)
+            files.remove()
+            backup.directory.rename(files.directory)
+        dom = self._define(instance, migration.old_flavor, files, network_info)
+        if power_on:
+            self._call(instance, dom.create)
+
+    # -- internals -----------------------------------------------------------
+    def _conn(self) -> Any:
+        return self._libvirt.conn()
+
+    def _files(self, instance: Instance) -> InstanceFiles:
+        return InstanceFiles.of(self.settings.instances_path, instance.uuid)
+
+    def _domain(self, instance: Instance) -> Any:
+        try:
+            return self._conn().lookupByUUIDString(instance.uuid)
+        except libvirt.libvirtError as error:
+            if error.get_error_code() == libvirt.VIR_ERR_NO_DOMAIN:
+                raise GuestNotFound(name=instance.uuid, host=self.host) from None
+            raise VirtError(host=self.host, reason=str(error)) from None
+
+    def _call(self, instance: Instance, fn: Any, *args: Any) -> Any:
+        """Run one libvirt call; its error becomes a VirtError naming the guest."""
+        try:
+            return fn(*args)
+        except libvirt.libvirtError as error:
+            raise VirtError(host=self.host, reason=f"{instance.uuid}: {error}") from None
+
+    def _create_disks(
+        self, instance: Instance, flavor: Flavor, image_meta: ImageMeta, files: InstanceFiles
+    ) -> None:
+        if not image_meta.id:
+            raise VirtError(host=self.host, reason=f"{instance.uuid}: no image to boot from")
+        base = self.cache.fetch(image_meta.id)
+        disks.create_overlay(base.path, base.disk_format, files.disk, flavor.root_gb)
+        if flavor.ephemeral_gb:
+            disks.create_blank(files.ephemeral, flavor.ephemeral_gb)
+
+    def _define(
+        self, instance: Instance, flavor: Flavor, files: InstanceFiles, network_info: NetworkInfo
+    ) -> Any:
+        config = domain.build(instance, flavor, files, network_info, self.settings.guest, self.host)
+        xml = to_xml(config)
+        files.domain_xml.write_text(xml)
+        return self._call(instance, self._conn().defineXML, xml)
+
+    def _remove(self, instance: Instance, files: InstanceFiles) -> None:
+        """Domain (with managed save), directory and resize backup; idempotent."""
+        try:
+            dom = self._domain(instance)
+        except GuestNotFound:
+            dom = None
+        if dom is not None:
+            self._call(instance, guest.force_off, dom)
+            self._call(instance, _undefine, dom)
+        files.remove()
+        files.resize_backup.remove()
+
+    def _domain_event(self, uuid: str, event: int, detail: int) -> None:
+        transition = _EVENTS.get(event)
+        if event == libvirt.VIR_DOMAIN_EVENT_STOPPED and (
+            detail == libvirt.VIR_DOMAIN_EVENT_STOPPED_SAVED
+        ):
+            transition = LifecycleTransition.SUSPENDED
+        if transition is not None:
+            self.emit_event(uuid, transition)
+
+
+def _undefine(dom: Any) -> None:
+    try:
+        dom.undefineFlags(_UNDEFINE)
+    except libvirt.libvirtError as error:
+        if error.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:
+            raise
+
+
+def _ours(dom: Any) -> bool:
+    return bool(dom.name().startswith("instance-"))
+
+
+def _chunks(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as data:
+        while chunk := data.read(CHUNK):
+            yield chunk

@@ -1,0 +1,171 @@
+"""The acceptance of real guests: `saphira up` on libvirt, driven by the `openstack` CLI.
+
+Each step is proved twice: by the server's status, and by the guest's own
+console log (it prints ``booted ... cpus=N`` at every boot and a marker when
+its ACPI power button is pressed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import libvirt
+import pytest
+
+from saphira.devtools.guest_image import BOOTED, POWER_OFF
+from tests.functional.cloud import Cloud, start_cloud
+from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.integration.libvirt.test_driver_lifecycle import qemu_pids
+
+pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
+TIMEOUT = 180.0
+
+
+@pytest.fixture(scope="module")
+def instances() -> Iterator[Path]:
+    """instances_path outside pytest's 0700 tree: QEMU runs as its own user."""
+    with qemu_reachable_dir("e2e") as root:
+        yield root / "instances"
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator[Cloud]:
+    conf = tmp_path_factory.mktemp("conf") / "libvirt.conf"
+    conf.write_text(
+        f"[DEFAULT]\ninstances_path = {instances}\nsync_power_state_interval = 5\n"
+        "shutdown_timeout = 30\n"
+    )
+    running = start_cloud(
+        str(tmp_path_factory.mktemp("cloud")),
+        ["--compute-driver", "libvirt.LibvirtDriver", "--test-image", "--config-file", str(conf)],
+    )
+    yield running
+    if running.proc is not None and running.proc.poll() is None:
+        assert running.stop() == 0, running.log()
+
+
+def show(cloud: Cloud, server: str) -> dict[str, Any]:
+    shown: dict[str, Any] = cloud.openstack("server", "show", server, "-f", "json")
+    return shown
+
+
+def wait_status(cloud: Cloud, server: str, status: str) -> dict[str, Any]:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        shown = show(cloud, server)
+        if shown["status"] == status and not shown.get("OS-EXT-STS:task_state"):
+            return shown
+        assert shown["status"] != "ERROR", shown
+        time.sleep(1)
+    raise AssertionError(f"{server} never reached {status}: {shown}")
+
+
+def console(cloud: Cloud, server: str, *extra: str) -> str:
+    return str(cloud.openstack("console", "log", "show", *extra, server))
+
+
+def wait_console(cloud: Cloud, server: str, text: str, count: int) -> str:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        log = console(cloud, server)
+        if log.count(text) >= count:
+            return log
+        time.sleep(1)
+    raise AssertionError(f"{text!r} not {count}x on {server}'s console:\n{log[-3000:]}")
+
+
+def act(cloud: Cloud, server: str, *action: str, status: str = "ACTIVE") -> dict[str, Any]:
+    cloud.openstack("server", *action, server)
+    return wait_status(cloud, server, status)
+
+
+def test_a_real_guest_goes_through_every_action(cloud: Cloud, instances: Path) -> None:
+    cloud.openstack(
+        "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
+        "--no-network", "--wait", "g1",
+    )  # fmt: skip
+    assert show(cloud, "g1")["status"] == "ACTIVE"
+    wait_console(cloud, "g1", BOOTED, 1)
+    assert len(console(cloud, "g1", "--lines", "2").splitlines()) <= 2
+
+    act(cloud, "g1", "stop", status="SHUTOFF")
+    assert POWER_OFF in console(cloud, "g1")
+    act(cloud, "g1", "start")
+    wait_console(cloud, "g1", BOOTED, 2)
+    act(cloud, "g1", "reboot", "--soft")
+    log = wait_console(cloud, "g1", BOOTED, 3)
+    assert log.count(POWER_OFF) == 2
+    act(cloud, "g1", "reboot", "--hard")
+    wait_console(cloud, "g1", BOOTED, 4)
+    act(cloud, "g1", "rebuild", "--image", "saphira-tiny")
+    wait_console(cloud, "g1", BOOTED, 5)
+    act(cloud, "g1", "pause", status="PAUSED")
+    act(cloud, "g1", "unpause")
+    act(cloud, "g1", "suspend", status="SUSPENDED")
+    act(cloud, "g1", "resume")
+    assert console(cloud, "g1").count(BOOTED) == 5  # resumed, not rebooted
+
+    cloud.openstack("server", "image", "create", "--name", "g1-snap", "--wait", "g1")
+    snap = cloud.openstack("image", "show", "g1-snap", "-f", "json")
+    assert snap["status"] == "active" and snap["disk_format"] == "qcow2", snap
+    cloud.openstack("image", "delete", "g1-snap")
+
+    cloud.openstack(
+        "flavor", "create", "--vcpus", "2", "--ram", "192", "--disk", "2", "saphira.two"
+    )
+    act(cloud, "g1", "resize", "--flavor", "saphira.two", status="VERIFY_RESIZE")
+    assert "cpus=2 " in wait_console(cloud, "g1", BOOTED, 6).split(BOOTED)[-1]
+    act(cloud, "g1", "resize", "revert")
+    assert "cpus=1 " in wait_console(cloud, "g1", BOOTED, 7).split(BOOTED)[-1]
+    act(cloud, "g1", "resize", "--flavor", "saphira.two", status="VERIFY_RESIZE")
+    wait_console(cloud, "g1", BOOTED, 8)
+    act(cloud, "g1", "resize", "confirm")
+    two = cloud.openstack("flavor", "show", "saphira.two", "-f", "json")
+    flavor = show(cloud, "g1")["flavor"]
+    assert two["id"] == flavor.get("id") or flavor.get("original_name") == "saphira.two", flavor
+
+    uuid = show(cloud, "g1")["id"]
+    cloud.openstack("server", "delete", "--wait", "g1")
+    assert_nothing_left(instances, [uuid])
+
+
+def test_five_at_once_then_a_guest_killed_from_outside(cloud: Cloud, instances: Path) -> None:
+    cloud.openstack(
+        "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
+        "--no-network", "--min", "5", "--max", "5", "--wait", "five",
+    )  # fmt: skip
+    servers = cloud.openstack("server", "list", "--name", "^five", "-f", "json")
+    assert sorted(s["Status"] for s in servers) == ["ACTIVE"] * 5, servers
+    uuids = [s["ID"] for s in servers]
+    victim = uuids[0]
+    conn = libvirt.open("qemu:///system")
+    try:
+        conn.lookupByUUIDString(victim).destroy()  # what `virsh destroy` does
+    finally:
+        conn.close()
+    wait_status(cloud, victim, "SHUTOFF")
+    for uuid in uuids:
+        cloud.openstack("server", "delete", uuid)
+    for uuid in uuids:
+        deadline = time.monotonic() + TIMEOUT
+        while cloud.openstack("server", "show", uuid, check=False).returncode == 0:
+            assert time.monotonic() < deadline, f"{uuid} never went away"
+            time.sleep(1)
+    assert_nothing_left(instances, uuids)
+
+
+def assert_nothing_left(instances: Path, uuids: list[str]) -> None:
+    """No domain, QEMU process, overlay or console log of these servers remains."""
+    conn = libvirt.open("qemu:///system")
+    try:
+        domains = {dom.UUIDString() for dom in conn.listAllDomains(0)}
+    finally:
+        conn.close()
+    for uuid in uuids:
+        assert uuid not in domains
+        assert qemu_pids(uuid) == []
+        assert not (instances / uuid).exists()
+        assert not (instances / f"{uuid}_resize").exists()

@@ -1,0 +1,124 @@
+"""The test image and flavor ``saphira up`` registers, in process with a stand-in build.
+
+The real build is covered by tests/functional/test_cloud_test_image.py; here
+a small qcow2 made by qemu-img stands in for it, so every path is quick.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from oslo_config import cfg
+from sqlalchemy.orm import Session
+
+from saphira.db.api.connect import api_url, session_for
+from saphira.db.api.models import Flavor
+from saphira.db.image import make_image_engine
+from saphira.db.image.models import Image
+from saphira.devtools.guest_image import ImageBuildError
+from saphira.service import firstrun, tiny_image
+from saphira.service import up as service_up
+
+pytestmark = [
+    pytest.mark.functional,
+    pytest.mark.skipif(shutil.which("qemu-img") is None, reason="qemu-img is not installed"),
+]
+
+
+@pytest.fixture
+def conf(tmp_path: Path) -> cfg.ConfigOpts:
+    """A prepared state directory, as ``saphira up`` has it before it serves."""
+    conf, _ = service_up.configure(str(tmp_path / "state"), port_offset=11)
+    firstrun.prepare(conf)
+    return conf
+
+
+class Builds:
+    """The stand-in for guest_image.build: a 64 MiB qcow2 (or given bytes)."""
+
+    def __init__(self, data: bytes | None = None) -> None:
+        self.data = data
+        self.calls: list[Path] = []
+
+    def __call__(self, out_dir: Path) -> Path:
+        self.calls.append(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        disk = out_dir / "disk.qcow2"
+        if self.data is not None:
+            disk.write_bytes(self.data)
+        else:
+            subprocess.run(
+                ["qemu-img", "create", "-q", "-f", "qcow2", str(disk), "64M"], check=True
+            )
+        return disk
+
+
+def _images(conf: cfg.ConfigOpts) -> Iterator[Image]:
+    engine = make_image_engine(conf)
+    try:
+        with Session(engine) as session:
+            yield from session.scalars(sa.select(Image))
+    finally:
+        engine.dispose()
+
+
+def _flavors(conf: cfg.ConfigOpts) -> list[tuple[str, int, int, int, bool]]:
+    with session_for("api", api_url(conf), conf) as session:
+        rows = session.scalars(sa.select(Flavor))
+        return [(f.name, f.vcpus, f.memory_mb, f.root_gb, f.is_public) for f in rows]
+
+
+def test_first_call_registers_image_and_flavor_later_ones_nothing(
+    conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
+) -> None:
+    build = Builds()
+    with caplog.at_level(logging.INFO, logger="saphira.service.tiny_image"):
+        tiny_image.register(conf, build)
+    assert build.calls == [Path(conf.state_path) / "test-image"]
+    (image,) = list(_images(conf))
+    assert (image.name, image.status, image.visibility) == ("saphira-tiny", "active", "public")
+    assert (image.disk_format, image.container_format) == ("qcow2", "bare")
+    assert image.virtual_size == 64 << 20
+    assert {p.name: p.value for p in image.properties} == {"hw_disk_bus": "virtio"}
+    assert image.owner is not None  # the admin project
+    assert _flavors(conf) == [("saphira.tiny", 1, 128, 1, True)]
+    assert caplog.messages == [
+        f"registered image saphira-tiny ({image.id}) and flavor saphira.tiny"
+    ]
+    caplog.clear()
+    tiny_image.register(conf, build)
+    assert len(build.calls) == 1  # an existing image is not even built again
+    assert [i.id for i in _images(conf)] == [image.id]
+    assert len(_flavors(conf)) == 1
+    assert caplog.messages == []
+
+
+def test_a_failed_build_is_a_warning_and_the_flavor_still_comes(
+    conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
+) -> None:
+    def fails(out_dir: Path) -> Path:
+        raise ImageBuildError("apt-get download linux-image-amd64 failed: no mirror")
+
+    tiny_image.register(conf, fails)
+    assert list(_images(conf)) == []
+    assert [f[0] for f in _flavors(conf)] == ["saphira.tiny"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "test image saphira-tiny not registered: building it failed: "
+        "apt-get download linux-image-amd64 failed: no mirror"
+    ]
+
+
+def test_refused_data_leaves_no_image_behind(
+    conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
+) -> None:
+    tiny_image.register(conf, Builds(b"not a qcow2 at all" * 100))
+    assert list(_images(conf)) == []
+    assert not list((Path(conf.state_path) / "images").iterdir())
+    assert any("upload refused" in r.getMessage() for r in caplog.records)

@@ -1,0 +1,252 @@
+"""LibvirtDriver against real TCG guests: every lifecycle step, proved on the console.
+
+The tiny guest prints ``booted ... cpus=N mem_kb=M`` at each boot and the ACPI
+marker when its power button is pressed, so the console log shows what really
+happened to it, not just what libvirt reports.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import libvirt
+import pytest
+
+from saphira.devtools.guest_image import BOOTED, POWER_OFF, GuestImage
+from saphira.domain.states import PowerState
+from saphira.exception import ImageNotFound
+from saphira.objects import Instance
+from saphira.virt.errors import GuestNotFound, VirtError
+from saphira.virt.libvirt import disks
+from saphira.virt.libvirt.domain import GuestSettings
+from saphira.virt.libvirt.driver import LibvirtDriver, Settings
+from saphira.virt.libvirt.paths import InstanceFiles
+from saphira.virt.types import ImageData, LifecycleEvent, Migration, RebootType
+from tests.integration.libvirt import guests
+from tests.integration.libvirt.guests import BIGGER, TINY, boots, instance, meta, wait_count
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
+
+
+@pytest.fixture(scope="module")
+def source(tiny_image: GuestImage) -> guests.FileSource:
+    return guests.FileSource({"tiny": tiny_image.qcow2, "tiny-again": tiny_image.qcow2})
+
+
+@pytest.fixture(scope="module")
+def driver(source: guests.FileSource) -> Iterator[LibvirtDriver]:
+    with guests.qemu_reachable_dir("driver") as root:
+        settings = Settings(
+            instances_path=root / "instances",
+            guest=GuestSettings("qemu", "127.0.0.1"),
+            shutdown_timeout=30,
+        )
+        drv = LibvirtDriver("test-host", "test-host", settings, source)
+        drv.init_host()
+        yield drv
+        drv.cleanup_host()
+
+
+@pytest.fixture
+def server(driver: LibvirtDriver) -> Iterator[Instance]:
+    """A spawned guest, destroyed afterwards; the test then finds nothing of it."""
+    inst = instance()
+    driver.spawn(inst, meta(), ())
+    try:
+        yield inst
+    finally:
+        driver.destroy(inst, ())
+    assert_gone(driver, inst)
+
+
+def qemu_pids(uuid: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if uuid.encode() in cmdline and b"qemu" in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
+def assert_gone(driver: LibvirtDriver, inst: Instance) -> None:
+    with pytest.raises(GuestNotFound):
+        driver.get_info(inst)
+    files = InstanceFiles.of(driver.settings.instances_path, inst.uuid)
+    assert not files.directory.exists()
+    assert not files.resize_backup.directory.exists()
+    assert qemu_pids(inst.uuid) == []
+
+
+def state(driver: LibvirtDriver, inst: Instance) -> PowerState:
+    return driver.get_info(inst).state
+
+
+def test_stop_start_and_both_reboots(driver: LibvirtDriver, server: Instance) -> None:
+    boots(driver, server, 1)
+    assert state(driver, server) is PowerState.RUNNING
+    driver.power_off(server, timeout=60)
+    assert POWER_OFF in guests.console(driver, server)  # graceful: the guest saw ACPI
+    assert state(driver, server) is PowerState.SHUTDOWN
+    driver.power_on(server, ())
+    boots(driver, server, 2)
+    driver.reboot(server, (), RebootType.SOFT)
+    log = boots(driver, server, 3)
+    assert log.count(POWER_OFF) == 2
+    driver.reboot(server, (), RebootType.HARD)
+    log = boots(driver, server, 4)
+    assert log.count(POWER_OFF) == 2  # a hard reboot never asks the guest
+    assert state(driver, server) is PowerState.RUNNING
+
+
+def test_pause_suspend_and_snapshot(
+    driver: LibvirtDriver, server: Instance, tiny_image: GuestImage
+) -> None:
+    boots(driver, server, 1)
+    driver.pause(server)
+    assert state(driver, server) is PowerState.PAUSED
+    driver.unpause(server)
+    assert state(driver, server) is PowerState.RUNNING
+    before = qemu_pids(server.uuid)
+    driver.suspend(server)
+    assert state(driver, server) is PowerState.SUSPENDED
+    assert qemu_pids(server.uuid) == []  # memory is on disk, no QEMU left
+    driver.resume(server, ())
+    assert state(driver, server) is PowerState.RUNNING
+    assert qemu_pids(server.uuid) not in ([], before)  # restored by a new QEMU...
+    assert guests.console(driver, server).count(BOOTED) == 1  # ...without booting again
+    uploads: list[ImageData] = []
+    received = bytearray()
+
+    def upload(data: ImageData) -> None:
+        uploads.append(data)
+        for chunk in data.chunks:
+            received.extend(chunk)
+
+    driver.snapshot(server, "snap-1", upload)
+    assert uploads[0].disk_format == "qcow2"
+    assert received[:4] == b"QFI\xfb"  # a standalone qcow2 ...
+    assert len(received) > 1024 * 1024  # ... carrying the guest's disk, not an empty one
+    assert state(driver, server) is PowerState.RUNNING
+    assert guests.console(driver, server).count(BOOTED) == 1
+
+
+def test_rebuild_gives_a_new_disk_and_keeps_the_guest(
+    driver: LibvirtDriver, server: Instance
+) -> None:
+    boots(driver, server, 1)
+    disk = InstanceFiles.of(driver.settings.instances_path, server.uuid).disk
+    name = driver.get_info(server).internal_id
+    assert disks.backing_file(disk) == driver.cache.path_for("tiny").resolve()
+    driver.rebuild(server, meta("tiny-again"), ())
+    boots(driver, server, 2)
+    assert disks.backing_file(disk) == driver.cache.path_for("tiny-again").resolve()
+    assert driver.get_info(server).internal_id == name  # the same domain
+
+
+def _migration(inst: Instance) -> Migration:
+    return Migration("m-1", "test-host", "test-host", "test-host", "test-host", TINY, BIGGER)
+
+
+@pytest.mark.parametrize("confirm", [True, False], ids=["confirm", "revert"])
+def test_resize(driver: LibvirtDriver, server: Instance, confirm: bool) -> None:
+    boots(driver, server, 1)
+    migration = _migration(server)
+    driver.migrate_disk_and_power_off(server, migration, BIGGER)
+    driver.finish_migration(server, migration, meta(), (), power_on=True)
+    log = boots(driver, server, 2)
+    assert "cpus=2 " in log.split(BOOTED)[-1]
+    files = InstanceFiles.of(driver.settings.instances_path, server.uuid)
+    assert files.ephemeral.exists() and files.resize_backup.directory.exists()
+    if confirm:
+        driver.confirm_migration(server, migration)
+        assert not files.resize_backup.directory.exists()
+        return
+    driver.finish_revert_migration(server, migration, (), power_on=True)
+    log = boots(driver, server, 3)
+    assert "cpus=1 " in log.split(BOOTED)[-1]
+    assert not files.ephemeral.exists() and not files.resize_backup.directory.exists()
+
+
+def test_a_guest_killed_from_outside_is_reported_off(
+    driver: LibvirtDriver, server: Instance
+) -> None:
+    seen: list[LifecycleEvent] = []
+    stopped = threading.Event()
+
+    def listener(event: LifecycleEvent) -> None:
+        seen.append(event)
+        if event.instance_uuid == server.uuid and event.transition == "stopped":
+            stopped.set()
+
+    driver.register_event_listener(listener)
+    try:
+        boots(driver, server, 1)
+        conn = libvirt.open("qemu:///system")
+        try:
+            conn.lookupByUUIDString(server.uuid).destroy()  # what `virsh destroy` does
+        finally:
+            conn.close()
+        assert stopped.wait(10), f"no stopped event; saw {seen}"
+    finally:
+        driver.register_event_listener(None)
+    assert state(driver, server) is PowerState.SHUTDOWN
+
+
+def test_a_failed_spawn_leaves_nothing(
+    driver: LibvirtDriver, source: guests.FileSource, tmp_path: Path
+) -> None:
+    inst = instance()
+    with pytest.raises(ImageNotFound):
+        driver.spawn(inst, meta("no-such-image-in-source"), ())
+    assert_gone(driver, inst)
+    broken = instance()
+    source.images["broken"] = tmp_path / "not-an-image"
+    (tmp_path / "not-an-image").write_bytes(b"\0" * 4096)
+    with pytest.raises(VirtError):
+        driver.spawn(broken, meta("broken"), ())
+    assert_gone(driver, broken)
+
+
+def test_five_guests_at_once_share_one_download(
+    driver: LibvirtDriver, source: guests.FileSource
+) -> None:
+    opens = source.opens
+    fresh = "tiny-five"
+    source.images[fresh] = source.images["tiny"]
+    servers = [instance(image_ref=fresh) for _ in range(5)]
+    errors: list[BaseException] = []
+
+    def spawn(inst: Instance) -> None:
+        try:
+            driver.spawn(inst, meta(fresh), ())
+        except BaseException as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=spawn, args=(inst,)) for inst in servers]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert errors == []
+        assert source.opens == opens + 1
+        for inst in servers:
+            boots(driver, inst, 1)
+    finally:
+        for inst in servers:
+            driver.destroy(inst, ())
+    for inst in servers:
+        assert_gone(driver, inst)
+
+
+def test_console_output_and_vnc(driver: LibvirtDriver, server: Instance) -> None:
+    wait_count(driver, server, BOOTED, 1)
+    assert BOOTED in driver.get_console_output(server)
+    console = driver.get_vnc_console(server)
+    assert console.host == "127.0.0.1" and console.port >= 5900
