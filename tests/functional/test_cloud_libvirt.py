@@ -42,9 +42,26 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator
         str(tmp_path_factory.mktemp("cloud")),
         ["--compute-driver", "libvirt.LibvirtDriver", "--test-image", "--config-file", str(conf)],
     )
-    yield running
-    if running.proc is not None and running.proc.poll() is None:
-        assert running.stop() == 0, running.log()
+    try:
+        yield running
+        if running.proc is not None and running.proc.poll() is None:
+            assert running.stop() == 0, running.log()
+    finally:
+        running.kill()
+        remove_guests_under(instances)
+
+
+def remove_guests_under(instances: Path) -> None:
+    """After a failed test: guests outlive `saphira up` by design, so end them here."""
+    conn = libvirt.open("qemu:///system")
+    try:
+        for dom in conn.listAllDomains(0):
+            if str(instances) in dom.XMLDesc(0):
+                if dom.isActive():
+                    dom.destroy()
+                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
+    finally:
+        conn.close()
 
 
 def show(cloud: Cloud, server: str) -> dict[str, Any]:

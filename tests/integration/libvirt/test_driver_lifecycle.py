@@ -245,6 +245,20 @@ def test_five_guests_at_once_share_one_download(
         assert_gone(driver, inst)
 
 
+def test_list_instances_sees_only_this_drivers_guests(
+    driver: LibvirtDriver, server: Instance, source: guests.FileSource
+) -> None:
+    with guests.qemu_reachable_dir("other-cloud") as root:
+        settings = Settings(instances_path=root / "instances", guest=GuestSettings("qemu", None))
+        other = LibvirtDriver("test-host", "test-host", settings, source)
+        other.init_host()
+        try:
+            assert server.uuid in driver.list_instances()
+            assert server.uuid not in other.list_instances()
+        finally:
+            other.cleanup_host()
+
+
 def test_console_output_and_vnc(driver: LibvirtDriver, server: Instance) -> None:
     wait_count(driver, server, BOOTED, 1)
     assert BOOTED in driver.get_console_output(server)

@@ -165,7 +165,13 @@ class LibvirtDriver(ComputeDriver):
         return done.stdout.rstrip("\n")
 
     def list_instances(self) -> list[str]:
-        return [dom.UUIDString() for dom in self._conn().listAllDomains(0) if _ours(dom)]
+        """Guests whose files live in our instances_path: another cloud may share libvirtd."""
+        mine = f"{self.settings.instances_path}/"
+        return [
+            dom.UUIDString()
+            for dom in self._conn().listAllDomains(0)
+            if any(d.source.startswith(mine) for d in from_xml(dom.XMLDesc(0)).disks)
+        ]
 
     def get_info(self, instance: Instance) -> InstanceInfo:
         dom = self._domain(instance)
@@ -389,10 +395,6 @@ def _undefine(dom: Any) -> None:
     except libvirt.libvirtError as error:
         if error.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:
             raise
-
-
-def _ours(dom: Any) -> bool:
-    return bool(dom.name().startswith("instance-"))
 
 
 def _chunks(path: Path) -> Iterator[bytes]:
