@@ -5,6 +5,7 @@ from __future__ import annotations
 from oslo_config import cfg
 
 from saphira.conf import (
+    agents,
     compute,
     compute_host,
     database,
@@ -15,6 +16,7 @@ from saphira.conf import (
     keystone_authtoken,
     libvirt,
     messaging,
+    network,
     placement_api,
     scheduler,
     services,
@@ -28,6 +30,8 @@ _MODULES = (
     services,
     image,
     placement_api,
+    network,
+    agents,
     compute,
     compute_host,
     libvirt,

@@ -18,7 +18,7 @@ from pathlib import Path
 from saphira.devtools.guest_image import cpio, debs, disk, guest_init, kernel, kmod
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 4
+FORMAT = 5
 CMDLINE = "console=tty0 console=ttyS0,115200 quiet panic=-1"
 DISK_NAME = "saphira-tiny.qcow2"
 

@@ -36,7 +36,8 @@ done
 acpid -c /etc/acpi 2>/dev/null
 if [ -e /sys/class/net/eth0 ]; then
   say "mac eth0 $(cat /sys/class/net/eth0/address)"
-  if udhcpc -i eth0 -s /etc/udhcpc.script -n -q -t 4 -T 2 >/var/log/udhcpc 2>&1; then
+  if udhcpc -i eth0 -s /etc/udhcpc.script -O staticroutes -O mtu -n -q -t 4 -T 2 \
+      >/var/log/udhcpc 2>&1; then
     say "ip eth0 $(ip -4 -o addr show eth0 | awk '{print $4}')"
   else
     say "dhcp failed on eth0"
@@ -81,7 +82,18 @@ case "$1" in
   bound|renew)
     ip -4 addr flush dev "$interface"
     ip addr add "$ip/${mask:-24}" dev "$interface"
-    for r in $router; do ip route add default via "$r" dev "$interface"; break; done
+    [ -n "$mtu" ] && ip link set "$interface" mtu "$mtu"
+    # Option 121 (the metadata route among them) wins over the router option (RFC 3442).
+    if [ -n "$staticroutes" ]; then
+      set -- $staticroutes
+      while [ $# -ge 2 ]; do
+        if [ "$2" = 0.0.0.0 ]; then ip route add "$1" dev "$interface"
+        else ip route add "$1" via "$2" dev "$interface"; fi
+        shift 2
+      done
+    else
+      for r in $router; do ip route add default via "$r" dev "$interface"; break; done
+    fi
     : > /etc/resolv.conf
     for d in $dns; do echo "nameserver $d" >> /etc/resolv.conf; done ;;
 esac

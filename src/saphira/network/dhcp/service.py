@@ -1,0 +1,40 @@
+"""The DHCP agent on one host: one dnsmasq per network it is asked to serve."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from oslo_config import cfg
+
+from saphira.context import RequestContext
+from saphira.network.agent import AgentService
+from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
+from saphira.network.l2.mappings import parse_bridge_mappings
+
+LOG = logging.getLogger(__name__)
+
+
+class DhcpAgentService(AgentService):
+    AGENT_TYPE = "DHCP agent"
+    BINARY = "neutron-dhcp-agent"
+
+    def __init__(self, conf: cfg.ConfigOpts, host: str, transport: Any) -> None:
+        super().__init__(conf, host, transport)
+        self.mappings = parse_bridge_mappings(conf.ovs.bridge_mappings)
+        interface = "ovs" if conf.interface_driver == "openvswitch" else "linuxbridge"
+        self.dhcp = DhcpAgent(
+            Path(conf.state_path) / "dhcp", mapped_bridges(self.mappings), interface=interface
+        )
+        self._served = 0
+
+    def configurations(self) -> dict[str, Any]:
+        return {"dhcp_driver": "dnsmasq", "networks": self._served}
+
+    def reconcile(self) -> None:
+        networks = self.plugin.get_dhcp_networks(RequestContext(), self.host)
+        report = self.dhcp.sync(networks)
+        for network_id, why in report.failed.items():
+            LOG.warning("DHCP for network %s failed: %s", network_id, why)
+        self._served = len(networks) - len(report.failed)

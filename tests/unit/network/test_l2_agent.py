@@ -1,0 +1,62 @@
+"""The L2 agent's loop: ports it wired are reported up once, lost ones down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from saphira import conf as saphira_conf
+from saphira.network.l2.agent import L2AgentService
+from saphira.objects.network import PortDetails, Segment
+from saphira.rpc.transport import get_rpc_transport
+
+
+@dataclass
+class _Report:
+    up: list[str]
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+class _Plugin:
+    def __init__(self) -> None:
+        self.ports: list[PortDetails] = []
+        self.statuses: list[tuple[list[str], list[str]]] = []
+
+    def get_ports(self, _ctxt: Any, host: str) -> list[PortDetails]:
+        return list(self.ports)
+
+    def ports_status(self, _ctxt: Any, host: str, up: list[str], down: list[str]) -> None:
+        self.statuses.append((up, down))
+
+
+class _Reconciler:
+    """Wires whatever it is given, except ports listed in ``absent``."""
+
+    def __init__(self) -> None:
+        self.absent: set[str] = set()
+
+    def reconcile_once(self, desired: list[PortDetails]) -> _Report:
+        return _Report([p.port_id for p in desired if p.port_id not in self.absent])
+
+
+def _port(port_id: str) -> PortDetails:
+    return PortDetails(port_id, "net", "fa:16:3e:00:00:01", Segment("flat", "physnet1"))
+
+
+def test_ports_are_reported_when_their_state_changes_only() -> None:
+    conf = saphira_conf.load([])
+    reconciler, plugin = _Reconciler(), _Plugin()
+    agent = L2AgentService(conf, "h1", get_rpc_transport(conf, "inproc://l2"), reconciler)
+    agent.plugin = plugin  # type: ignore[assignment]
+
+    plugin.ports = [_port("a"), _port("b")]
+    reconciler.absent = {"b"}  # its tap is not plugged yet
+    agent.reconcile()
+    agent.reconcile()
+    reconciler.absent = set()
+    agent.reconcile()
+    plugin.ports = [_port("b")]
+    agent.reconcile()
+
+    assert plugin.statuses == [(["a"], []), (["b"], []), ([], ["a"])]
+    assert agent.configurations() == {"bridge_mappings": {"physnet1": "br-physnet1"}, "devices": 1}
