@@ -20,6 +20,7 @@ from saphira.context import RequestContext
 from saphira.exception import Forbidden
 from saphira.policies import compute as compute_policies
 from saphira.policies import image as image_policies
+from saphira.policies import network as network_policies
 from saphira.policies import placement as placement_policies
 from saphira.policies import servers as server_policies
 
@@ -113,6 +114,7 @@ def list_rules() -> list[policy.RuleDefault]:
         *placement_policies.list_rules(),
         *image_policies.list_rules(),
         *server_policies.list_rules(),
+        *network_policies.list_rules(),
     ]
 
 

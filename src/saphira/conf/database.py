@@ -26,6 +26,7 @@ DATABASES: tuple[Database, ...] = (
     Database("identity_database", "the identity database", "keystone.sqlite", "keystone"),
     Database("image_database", "the image database", "glance.sqlite", "glance"),
     Database("placement_database", "the placement database", "placement.sqlite", "placement"),
+    Database("network_database", "the network database", "neutron.sqlite", "neutron"),
 )
 
 

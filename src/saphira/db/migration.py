@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from saphira.db.engine import describe_error
 from saphira.exception import DatabaseError
 
-KINDS = ("api", "cell", "identity", "image", "placement")
+KINDS = ("api", "cell", "identity", "image", "placement", "network")
 
 
 def _config(kind: str) -> Config:

@@ -96,10 +96,23 @@ def prepare_placement(conf: cfg.ConfigOpts) -> None:
         engine.dispose()
 
 
+def prepare_network(conf: cfg.ConfigOpts) -> None:
+    """The network schema (neutron-db-manage upgrade heads)."""
+    from saphira.db.network import make_network_engine
+    from saphira.db.network import sync as network_sync
+
+    engine = make_network_engine(conf)
+    try:
+        network_sync(engine)
+    finally:
+        engine.dispose()
+
+
 def prepare(conf: cfg.ConfigOpts) -> None:
     """Run every step after the state directory exists (see prepare_state_dir)."""
     prepare_databases(conf)
     prepare_image(conf)
     prepare_placement(conf)
+    prepare_network(conf)
     clouds = prepare_identity(conf)
     clientconf.write_client_files(conf.state_path, clouds, _identity_url(conf), conf.region_name)

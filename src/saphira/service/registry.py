@@ -56,6 +56,14 @@ def _placement_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
 
 
+def _network_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    from saphira.api.auth import LocalValidator
+    from saphira.api.network import build_app
+    from saphira.identity.backend import IdentityBackend
+
+    return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
+
+
 def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     # Imported on use: building the registry must not pull in every API.
     from saphira.api.identity import build_app
@@ -68,6 +76,7 @@ _FACTORIES: dict[str, AppFactory] = {
     "identity": _identity_app,
     "compute": _compute_app,
     "placement": _placement_app,
+    "network": _network_app,
 }
 
 

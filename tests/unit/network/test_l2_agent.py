@@ -46,7 +46,8 @@ def _port(port_id: str) -> PortDetails:
 def test_ports_are_reported_when_their_state_changes_only() -> None:
     conf = saphira_conf.load([])
     reconciler, plugin = _Reconciler(), _Plugin()
-    agent = L2AgentService(conf, "h1", get_rpc_transport(conf, "inproc://l2"), reconciler)
+    transport = get_rpc_transport(conf, "inproc://l2")
+    agent = L2AgentService(conf, "h1", transport, reconciler, datapath_type="netdev")
     agent.plugin = plugin  # type: ignore[assignment]
 
     plugin.ports = [_port("a"), _port("b")]
@@ -59,4 +60,8 @@ def test_ports_are_reported_when_their_state_changes_only() -> None:
     agent.reconcile()
 
     assert plugin.statuses == [(["a"], []), (["b"], []), ([], ["a"])]
-    assert agent.configurations() == {"bridge_mappings": {"physnet1": "br-physnet1"}, "devices": 1}
+    assert agent.configurations() == {
+        "bridge_mappings": {"physnet1": "br-physnet1"},
+        "datapath_type": "netdev",
+        "devices": 1,
+    }

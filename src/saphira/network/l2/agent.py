@@ -7,6 +7,7 @@ tells Nova ``network-vif-plugged``), ports that stopped being so down.
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Protocol
 
 from oslo_config import cfg
@@ -14,8 +15,11 @@ from oslo_config import cfg
 from saphira.context import RequestContext
 from saphira.network.agent import AgentService
 from saphira.network.l2.mappings import parse_bridge_mappings
+from saphira.network.l2.ovs_bridge import choose_datapath_type
 from saphira.network.l2.ovs_reconcile import OvsReconciler
 from saphira.objects.network import PortDetails
+
+LOG = logging.getLogger(__name__)
 
 
 class _Report(Protocol):
@@ -37,14 +41,24 @@ class L2AgentService(AgentService):
         host: str,
         transport: Any,
         reconciler: Reconciler | None = None,
+        datapath_type: str | None = None,
     ) -> None:
+        """``datapath_type`` None: probe it (the service binds ports with it)."""
         super().__init__(conf, host, transport)
         self.mappings = parse_bridge_mappings(conf.ovs.bridge_mappings)
-        self.reconciler = reconciler or OvsReconciler(self.mappings)
+        if datapath_type is None:
+            datapath_type, why = choose_datapath_type()
+            LOG.info("OVS datapath: %s (%s)", datapath_type, why)
+        self.datapath_type = datapath_type
+        self.reconciler = reconciler or OvsReconciler(self.mappings, datapath_type)
         self._up: set[str] = set()
 
     def configurations(self) -> dict[str, Any]:
-        return {"bridge_mappings": dict(self.mappings), "devices": len(self._up)}
+        return {
+            "bridge_mappings": dict(self.mappings),
+            "datapath_type": self.datapath_type,
+            "devices": len(self._up),
+        }
 
     def reconcile(self) -> None:
         ctxt = RequestContext()

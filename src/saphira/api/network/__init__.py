@@ -1,0 +1,64 @@
+"""The Neutron v2.0 compatible network API over saphira.netsvc.
+
+``build_app(conf)`` is the whole service as one WSGI callable: request ids
+outermost, the version document before authentication, then the token
+middleware and the routed app.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from oslo_config import cfg
+
+from saphira.api.auth import TokenValidator, from_conf
+from saphira.api.network import (
+    agents,
+    extensions,
+    networks,
+    ports,
+    quotas,
+    secgroups,
+    subnets,
+    versions,
+)
+from saphira.api.network.app import Backend, NetworkApp
+from saphira.api.wsgi import RequestIdMiddleware
+from saphira.db.network import Database, make_network_engine
+from saphira.netsvc import settings
+from saphira.policy import Enforcer
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+
+def build_backend(conf: cfg.ConfigOpts) -> Backend:
+    """Database, settings and policy from the configuration; the database must be synced."""
+    return Backend(Database(make_network_engine(conf)), settings.from_conf(conf), Enforcer(conf))
+
+
+def build_network_app(backend: Backend) -> NetworkApp:
+    rules = [
+        *versions.routes(),
+        *extensions.routes(),
+        *networks.routes(),
+        *subnets.routes(),
+        *ports.routes(),
+        *secgroups.routes(),
+        *agents.routes(),
+        *quotas.routes(),
+    ]
+    return NetworkApp(rules, backend)
+
+
+def build_app(
+    conf: cfg.ConfigOpts,
+    validator: TokenValidator | None = None,
+    backend: Backend | None = None,
+) -> WSGIApplication:
+    backend = backend or build_backend(conf)
+    authenticated = from_conf(build_network_app(backend), conf, validator)
+    return RequestIdMiddleware(versions.VersionsFirst(authenticated))
+
+
+__all__ = ["build_app", "build_backend", "build_network_app"]

@@ -1,0 +1,69 @@
+"""Reader and writer transactions on one engine, and inserts a unique key may refuse.
+
+Writers on SQLite start with BEGIN IMMEDIATE: a deferred transaction that
+read first and writes later fails at once ("database is locked") when
+another thread wrote in between, whatever the busy timeout. ``inserted``
+lets the database's unique constraints decide races (two ports, one IP)
+instead of a read-then-write check that two transactions can both pass.
+Server databases run READ COMMITTED (PostgreSQL's default; MariaDB's
+REPEATABLE READ would keep showing a loser the snapshot without the winner's
+row, so its next try would pick the same taken value again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import sqlalchemy as sa
+from sqlalchemy import exc
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+READ_COMMITTED = "READ COMMITTED"
+
+
+class Database:
+    """Sessions on one engine: ``reader()`` and ``writer()`` transactions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.is_sqlite = engine.dialect.name == "sqlite"
+        bound = (
+            engine if self.is_sqlite else engine.execution_options(isolation_level=READ_COMMITTED)
+        )
+        self._sessions = sessionmaker(bound, expire_on_commit=False)
+
+    @contextmanager
+    def reader(self) -> Iterator[Session]:
+        with self._sessions() as session:  # closing ends the transaction, objects stay loaded
+            yield session
+
+    @contextmanager
+    def writer(self) -> Iterator[Session]:
+        """One transaction, committed on success, rolled back on any error."""
+        with self._sessions() as session:
+            if self.is_sqlite:
+                session.execute(sa.text("BEGIN IMMEDIATE"))
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+
+def inserted(session: Session, *rows: object) -> bool:
+    """Insert ``rows`` in a savepoint; False (and nothing written) if a constraint refused them.
+
+    The rest of the transaction goes on either way, so a caller can try the
+    next candidate (another address, another VLAN id) without starting over.
+    """
+    try:
+        with session.begin_nested():
+            for row in rows:  # one flush each: rows in the order given, parents first
+                session.add(row)
+                session.flush()
+    except exc.IntegrityError:
+        return False
+    return True
