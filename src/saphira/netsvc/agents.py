@@ -70,6 +70,13 @@ class AgentRegistry:
                 agent.started_at = now
             return state
 
+    def mapped_physnets(self, session: Session, agent_type: str, host: str) -> set[str]:
+        """The physical networks an agent reported bridges for (none if it never reported)."""
+        agent = _find(session, agent_type, host)
+        if agent is None:
+            return set()
+        return set((agent.configurations or {}).get("bridge_mappings") or {})
+
 
 def _find(session: Session, agent_type: str, host: str) -> Agent | None:
     query = sa.select(Agent).where(Agent.agent_type == agent_type, Agent.host == host)

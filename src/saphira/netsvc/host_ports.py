@@ -61,7 +61,7 @@ def _rules(session: Session, group_ids: set[str]) -> dict[str, list[SecurityRule
     return found
 
 
-def _segment(network: Network) -> Segment:
+def segment_of(network: Network) -> Segment:
     segment = network.segment
     vlan = segment.segmentation_id if segment.network_type == "vlan" else None
     return Segment(segment.network_type, segment.physical_network, vlan, network.mtu)
@@ -72,7 +72,7 @@ def _details(port: Port, network: Network, rules: dict[str, list[SecurityRule]])
         port_id=port.id,
         network_id=port.network_id,
         mac_address=port.mac_address,
-        segment=_segment(network),
+        segment=segment_of(network),
         fixed_ips=[FixedIP(a.subnet_id, a.ip_address) for a in port.fixed_ips],
         device_owner=port.device_owner,
         device_id=port.device_id,

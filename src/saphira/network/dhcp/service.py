@@ -30,7 +30,11 @@ class DhcpAgentService(AgentService):
         self._served = 0
 
     def configurations(self) -> dict[str, Any]:
-        return {"dhcp_driver": "dnsmasq", "networks": self._served}
+        return {
+            "dhcp_driver": "dnsmasq",
+            "bridge_mappings": dict(self.mappings),
+            "networks": self._served,
+        }
 
     def reconcile(self) -> None:
         networks = self.plugin.get_dhcp_networks(RequestContext(), self.host)

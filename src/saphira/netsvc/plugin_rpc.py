@@ -1,0 +1,55 @@
+"""The network service's side of NetworkPluginAPI (topic ``network``): what
+the agents ask, answered from the database they may not touch."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from saphira.context import RequestContext
+from saphira.db.transactions import Database
+from saphira.netsvc import dhcp_networks, host_ports
+from saphira.netsvc.agents import DHCP_AGENT, AgentRegistry
+from saphira.netsvc.settings import Settings
+from saphira.objects.network import DhcpNetwork, PortDetails
+from saphira.policy import Enforcer
+from saphira.rpc.rpcapi.network import NetworkPluginAPI
+from saphira.rpc.server import endpoint_target
+
+LOG = logging.getLogger(__name__)
+
+
+class PluginEndpoint:
+    target = endpoint_target(NetworkPluginAPI.RPC_API_VERSION)
+
+    def __init__(self, db: Database, settings: Settings, enforcer: Enforcer) -> None:
+        self.db, self.settings, self.enforcer = db, settings, enforcer
+        self.agents = AgentRegistry(db, settings)
+
+    def report_state(
+        self,
+        ctxt: RequestContext,
+        agent_type: str,
+        binary: str,
+        host: str,
+        configurations: dict[str, Any],
+    ) -> None:
+        state = self.agents.report_state(agent_type, binary, host, configurations)
+        if state != "alive":
+            LOG.info("agent %s on %s: %s", agent_type, host, state)
+
+    def get_ports(self, ctxt: RequestContext, host: str) -> list[PortDetails]:
+        with self.db.reader() as session:
+            return host_ports.ports_for_host(session, host)
+
+    def ports_status(self, ctxt: RequestContext, host: str, up: list[str], down: list[str]) -> None:
+        with self.db.writer() as session:
+            became = host_ports.report_ports(session, host, up, down)
+        if became:
+            LOG.info("ports up on %s: %s", host, ", ".join(became))
+
+    def get_dhcp_networks(self, ctxt: RequestContext, host: str) -> list[DhcpNetwork]:
+        """Networks on the physnets the host's DHCP agent maps (its reported bridges)."""
+        with self.db.writer() as session:
+            physnets = self.agents.mapped_physnets(session, DHCP_AGENT, host)
+            return dhcp_networks.for_host(session, self.enforcer, self.settings, host, physnets)

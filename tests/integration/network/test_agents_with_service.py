@@ -1,0 +1,113 @@
+"""The network service and its two agents over the in-process bus, on real OVS and dnsmasq.
+
+A port created through the API and bound to the agents' host is wired by the
+L2 agent (it turns ACTIVE) and served by the DHCP agent (a guest namespace
+plugged in with the port's MAC gets exactly the port's address); the agents
+show alive with their bridge mappings and turn dead once stopped; deleting
+the network takes the DHCP namespace and dnsmasq away.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saphira.netsvc.plugin_rpc import PluginEndpoint
+from saphira.network.dhcp.service import DhcpAgentService
+from saphira.network.l2.agent import L2AgentService
+from saphira.network.ovs_daemons import ensure_running
+from saphira.privsep import netns
+from saphira.rpc import server as rpc_server
+from saphira.rpc.rpcapi.network import TOPIC
+from saphira.rpc.transport import get_rpc_transport
+from tests.functional.network.conftest import Neutron, start_network
+from tests.integration.network.dhcp_host import guest, lease, ovs_bridge, sh, state_dir
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
+HOST = "sx-agents-host"
+
+
+def wait_for(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+@pytest.fixture
+def neutron(tmp_path: Path) -> Iterator[Neutron]:
+    ensure_running()
+    with ovs_bridge() as bridge, state_dir() as state:
+        service = start_network(
+            tmp_path,
+            DEFAULT={"agent_down_time": 2, "interface_driver": "openvswitch",
+                     "state_path": str(state)},
+            ovs={"bridge_mappings": [f"physnet1:{bridge}"]},
+            agent={"report_interval": 0.5, "polling_interval": 0.5},
+        )  # fmt: skip
+        try:
+            yield service
+        finally:
+            service.backend.db.engine.dispose()
+            service.identity.backend.engine.dispose()
+
+
+def agents(neutron: Neutron) -> dict[str, dict[str, Any]]:
+    listed = neutron.ok("GET", "/v2.0/agents")["agents"]
+    return {a["agent_type"]: a for a in listed if a["host"] == HOST}
+
+
+def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
+    conf, backend = neutron.identity.conf, neutron.backend
+    transport = get_rpc_transport(conf, f"inproc://agents-{secrets.token_hex(4)}")
+    endpoint = PluginEndpoint(backend.db, backend.settings, backend.enforcer)
+    server = rpc_server.start_server(conf, TOPIC, "network", [endpoint], transport=transport)
+    l2, dhcp = L2AgentService(conf, HOST, transport), DhcpAgentService(conf, HOST, transport)
+    bridge = conf.ovs.bridge_mappings[0].split(":")[1]
+    try:
+        l2.start()
+        dhcp.start()
+        alive = wait_for("agents alive", lambda: len(agents(neutron)) == 2 and agents(neutron))
+        assert {a["alive"] for a in alive.values()} == {True}
+        mapping = alive["Open vSwitch agent"]["configurations"]["bridge_mappings"]
+        assert mapping == {"physnet1": bridge}
+
+        flat = {"provider:network_type": "flat", "provider:physical_network": "physnet1"}
+        network = neutron.network(**flat)
+        neutron.subnet(network["id"], "10.91.0.0/24")
+        port = neutron.port(network["id"], **{"binding:host_id": HOST})
+        assert port["binding:vif_type"] == "ovs"
+        address = port["fixed_ips"][0]["ip_address"]
+        with guest(bridge, port["mac_address"], ovs=True) as nic:
+            outer = f"{nic.namespace}o"
+            sh("ovs-vsctl", "set", "Interface", outer, f"external_ids:iface-id={port['id']}")
+            wait_for(
+                "port ACTIVE",
+                lambda: (
+                    neutron.ok("GET", f"/v2.0/ports/{port['id']}")["port"]["status"] == "ACTIVE"
+                ),
+            )
+            got = wait_for("a DHCP lease", lambda: lease(nic, tmp_path), timeout=60)
+            assert got["ip"] == address
+            assert "169.254.169.254/32" in got.get("staticroutes", "")
+
+        neutron.ok("DELETE", f"/v2.0/ports/{port['id']}", 204)
+        neutron.ok("DELETE", f"/v2.0/networks/{network['id']}", 204)
+        namespace = f"qdhcp-{network['id']}"
+        wait_for("DHCP namespace gone", lambda: namespace not in netns.names())
+    finally:
+        l2.stop()
+        dhcp.stop()
+        rpc_server.stop_all([server])
+    dead = wait_for(
+        "agents dead", lambda: all(not a["alive"] for a in agents(neutron).values()) and True
+    )
+    assert dead
