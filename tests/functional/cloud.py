@@ -91,11 +91,13 @@ class Cloud:
         return f"http://127.0.0.1:{spec.default_port + self.port_offset}{spec.path}"
 
     def command(self) -> list[str]:
-        """Unless extra_args say otherwise: the fake driver (no real guests) and no test
-        image (building and registering saphira-tiny costs seconds)."""
+        """Unless extra_args say otherwise: the fake driver (no real guests), no test
+        image (building and registering saphira-tiny costs seconds) and no provider
+        network (its agents would share the host's bridges with other clouds)."""
         extra = self.extra_args
         pinned = [] if "--compute-driver" in extra else ["--compute-driver", FAKE]
         pinned += [] if "--test-image" in extra else ["--no-test-image"]
+        pinned += [] if "--provider-network" in extra else ["--no-provider-network"]
         return [
             sys.executable, "-m", "saphira.cmd.up", "up",
             "--state-dir", str(self.state_dir),

@@ -46,6 +46,14 @@ def _parser() -> argparse.ArgumentParser:
         help="build and register the tiny test image saphira-tiny and the flavor "
         "saphira.tiny when they are missing (default: yes)",
     )
+    up.add_argument(
+        "--provider-network",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="run this host's network agents and make a shared provider network on a bridge "
+        "of its own ([provider], [ovs] bridge_mappings), where Open vSwitch and root allow "
+        "(default: yes)",
+    )
     return parser
 
 
@@ -74,7 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if written:
         print(f"saphira up: first start: wrote {written}", flush=True)
     os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)
-    return service_up.serve(conf, test_image=args.test_image)
+    extras = service_up.Extras(args.test_image, args.provider_network)
+    return service_up.serve(conf, extras=extras)
 
 
 if __name__ == "__main__":

@@ -32,5 +32,26 @@ default_opts: list[cfg.Opt] = [
 ]
 
 
+provider_group = cfg.OptGroup(
+    "provider",
+    help="The provider network `saphira up` makes on a bridge of its own, so guests get "
+    "addresses the host can reach (nothing touches the host's real interfaces).",
+)
+
+provider_opts: list[cfg.Opt] = [
+    cfg.StrOpt("network_name", default="provider", help="Name of the shared flat network."),
+    cfg.StrOpt(
+        "physical_network",
+        default="physnet1",
+        help="Its physical network; [ovs] bridge_mappings names the bridge.",
+    ),
+    cfg.StrOpt(
+        "cidr",
+        default="10.99.0.0/24",
+        help="Its IPv4 subnet; the host takes the first address, on the bridge, as gateway.",
+    ),
+]
+
+
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
-    return [(None, default_opts), (agent_group, agent_opts)]
+    return [(None, default_opts), (agent_group, agent_opts), (provider_group, provider_opts)]

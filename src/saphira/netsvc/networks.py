@@ -105,3 +105,8 @@ def delete(session: Session, caller: Caller, net_id: str) -> None:
         session.delete(port)
     session.flush()
     session.delete(network)
+
+
+def by_name(session: Session, name: str) -> Network | None:
+    """The first network called ``name``, whoever owns it (for bootstrap, not for callers)."""
+    return session.scalars(sa.select(Network).where(Network.name == name)).first()

@@ -22,6 +22,7 @@ from saphira.db import cells
 from saphira.placement.client import PlacementClient
 from saphira.rpc.transport import get_rpc_transport
 from saphira.scheduler import service as scheduler_service
+from saphira.service.netplane import NetworkPlane
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.fake import FakeDriver, FaultInjector
 from saphira.virt.loader import load_drivers
@@ -92,6 +93,8 @@ def map_new_hosts(conf: cfg.ConfigOpts) -> int:
 
 
 ALL = frozenset({"conductor", "compute", "scheduler"})
+NETWORK = "network"  # the network service's endpoint for its agents
+NETWORK_AGENTS = "network-agents"  # this host's L2 and DHCP agents
 
 
 @dataclass
@@ -109,6 +112,7 @@ class ControlPlane:
     scheduler: scheduler_service.SchedulerService | None = None
     conductor: ConductorService | None = None
     computes: dict[str, ComputeService] = field(default_factory=dict)
+    network: NetworkPlane | None = None
 
     def start(self) -> None:
         """Conductor, compute hosts, discovery, then the scheduler.
@@ -127,7 +131,13 @@ class ControlPlane:
             if "compute" in self.parts:
                 for host, drivers in compute_hosts(self.conf).items():
                     self.computes[host] = start_compute(self.conf, host, drivers, self.transport)
-            if self.parts == ALL:
+            if {NETWORK, NETWORK_AGENTS} & self.parts:
+                self.network = NetworkPlane(self.conf, self.transport)
+                if NETWORK in self.parts:
+                    self.network.start_service()
+                if NETWORK_AGENTS in self.parts:
+                    self.network.start_agents()
+            if self.parts >= ALL:
                 map_new_hosts(self.conf)
             if "scheduler" in self.parts:
                 self.scheduler = start_scheduler(self.conf, self.transport)
@@ -140,6 +150,9 @@ class ControlPlane:
         for host, compute in reversed(list(self.computes.items())):
             _quietly(f"compute host {host}", compute.stop)
         self.computes.clear()
+        if self.network is not None:
+            _quietly("network agents and endpoint", self.network.stop)
+            self.network = None
         if self.conductor is not None:
             _quietly("conductor", self.conductor.stop)
             self.conductor = None

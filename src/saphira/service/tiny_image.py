@@ -70,12 +70,12 @@ def _ensure_image(conf: cfg.ConfigOpts, build: Builder) -> str | None:
         except Exception as error:  # apt, dpkg, mkfs, qemu-img: any of them may be missing
             LOG.warning("test image %s not registered: building it failed: %s", IMAGE_NAME, error)
             return None
-        return _upload(backend, _admin_project(conf), qcow2)
+        return _upload(backend, admin_project(conf), qcow2)
     finally:
         backend.records.engine.dispose()
 
 
-def _admin_project(conf: cfg.ConfigOpts) -> str | None:
+def admin_project(conf: cfg.ConfigOpts) -> str | None:
     """The owner Glance gives an image the admin uploads (bootstrap made the project)."""
     engine = make_identity_engine(conf)
     try:

@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import FrameType
 from typing import TextIO
 
@@ -21,8 +22,8 @@ from oslo_config import cfg
 
 from saphira import conf as saphira_conf
 from saphira.exception import ConfigError, SaphiraError
-from saphira.service import clientconf, firstrun, memory, registry, tiny_image
-from saphira.service.plane import ControlPlane
+from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image
+from saphira.service.plane import ALL, NETWORK, NETWORK_AGENTS, ControlPlane
 from saphira.service.runner import Runner
 from saphira.service.statedir import CONF_NAME, default_state_dir
 
@@ -110,12 +111,22 @@ def _ready_line(runner: Runner, conf: cfg.ConfigOpts) -> str:
     return f"{READY} {', '.join(parts)}"
 
 
-def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, test_image: bool = True) -> int:
-    """Prepare the state directory, run every served service until told to stop.
+@dataclass(frozen=True)
+class Extras:
+    """What ``saphira up`` adds to a bare cloud, each on by default.
 
-    ``test_image`` also registers the tiny test image and its flavor when
-    they are missing (``saphira up --no-test-image`` turns it off).
+    ``test_image``: the tiny image and its flavor (``--no-test-image``);
+    ``provider_network``: this host's network agents, a bridge of our own and
+    a shared network on it, where Open vSwitch and root allow
+    (``--no-provider-network``).
     """
+
+    test_image: bool = True
+    provider_network: bool = True
+
+
+def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, extras: Extras = Extras()) -> int:
+    """Prepare the state directory, run every served service until told to stop."""
     memory.fix_mmap_threshold()
     runner = Runner(conf, registry.served())
 
@@ -125,19 +136,21 @@ def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, test_image: bool = 
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return _serve(conf, runner, out, test_image)
+        return _serve(conf, runner, out, extras)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, test_image: bool) -> int:
-    plane = ControlPlane(conf)
+def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, extras: Extras) -> int:
+    plane = ControlPlane(conf, ALL | {NETWORK})
     try:
         runner.check_ports()
         firstrun.prepare(conf)
-        if test_image:
+        if extras.test_image:
             tiny_image.register(conf)
+        if extras.provider_network:
+            plane.parts |= _provider_network(conf)
         if runner.stop_requested:  # a signal arrived while the state was prepared
             return 0
         runner.start()
@@ -163,6 +176,17 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, test_image: bool) 
         LOG.warning("threads still running after stop: %s", ", ".join(left))
     LOG.info("all services stopped")
     return 0
+
+
+def _provider_network(conf: cfg.ConfigOpts) -> frozenset[str]:
+    """The bridge and network made ready; the agents' part if the host allows them."""
+    missing = provider_net.unavailable_reason()
+    if missing is not None:
+        LOG.info("no provider network: %s", missing)
+        return frozenset()
+    provider_net.prepare_host(conf)
+    provider_net.ensure_network(conf)
+    return frozenset({NETWORK_AGENTS})
 
 
 def _threads_left(grace: float = 2.0) -> list[str]:

@@ -25,7 +25,7 @@ class DhcpAgentService(AgentService):
         self.mappings = parse_bridge_mappings(conf.ovs.bridge_mappings)
         interface = "ovs" if conf.interface_driver == "openvswitch" else "linuxbridge"
         self.dhcp = DhcpAgent(
-            Path(conf.state_path) / "dhcp", mapped_bridges(self.mappings), interface=interface
+            Path(conf.state_path), mapped_bridges(self.mappings), interface=interface
         )
         self._served = 0
 

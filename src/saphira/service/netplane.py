@@ -1,0 +1,57 @@
+"""The network side of the control plane: the service's RPC endpoint for its
+agents (wherever the network database is reachable), and this host's L2 and
+DHCP agents (wherever guests are wired)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from oslo_config import cfg
+
+from saphira.api.network import build_backend
+from saphira.api.network.app import Backend
+from saphira.netsvc.plugin_rpc import PluginEndpoint
+from saphira.network.agent import AgentService
+from saphira.network.dhcp.service import DhcpAgentService
+from saphira.network.l2.agent import L2AgentService
+from saphira.rpc import server as rpc_server
+from saphira.rpc.rpcapi.network import TOPIC
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class NetworkPlane:
+    conf: cfg.ConfigOpts
+    transport: Any
+    backend: Backend | None = None
+    server: rpc_server.Server | None = None
+    agents: list[AgentService] = field(default_factory=list)
+
+    def start_service(self) -> None:
+        self.backend = build_backend(self.conf)
+        endpoint = PluginEndpoint(self.backend.db, self.backend.settings, self.backend.enforcer)
+        self.server = rpc_server.start_server(
+            self.conf, TOPIC, self.conf.host, [endpoint], transport=self.transport
+        )
+        LOG.info("network service: answering agents")
+
+    def start_agents(self) -> None:
+        for agent in (L2AgentService, DhcpAgentService):
+            started = agent(self.conf, self.conf.host, self.transport)
+            started.start()
+            self.agents.append(started)
+        LOG.info("network agents on %s: running", self.conf.host)
+
+    def stop(self) -> None:
+        for agent in reversed(self.agents):
+            agent.stop()
+        self.agents.clear()
+        if self.server is not None:
+            rpc_server.stop_all([self.server])
+            self.server = None
+        if self.backend is not None:
+            self.backend.db.engine.dispose()
+            self.backend = None
