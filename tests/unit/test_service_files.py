@@ -49,6 +49,8 @@ def test_initial_conf_is_private_loadable_and_written_once(tmp_path: Path) -> No
     assert conf.keystone_authtoken.username == "nova"
     passwords = {conf.keystone_authtoken.password, conf.placement.password, conf.neutron.password}
     assert len(passwords) == 3 and all(len(p) >= 20 for p in passwords)
+    # neutron.conf's [nova] is the compute service user itself
+    assert (conf.nova.username, conf.nova.password) == ("nova", conf.keystone_authtoken.password)
     assert conf.placement.auth_url == "http://127.0.0.1:5000/"
 
 

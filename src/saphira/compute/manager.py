@@ -3,12 +3,13 @@
 Every action follows its transition-table row: the API has set the first
 task_state; the agent advances through the remaining steps, calls the
 driver, and finishes (or fails, with a fault) through the conductor. The
-agent never touches a database.
+agent never touches a database. The build is ``build.BuildMixin``, resize
+``resize.ResizeMixin``; every call that (re)defines a guest gets its NICs from
+the instance's info cache.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
 import traceback
 from collections.abc import Callable
@@ -17,11 +18,15 @@ from typing import Any
 from saphira import exception
 from saphira.common.images import ImageClient
 from saphira.compute import resize
+from saphira.compute.build import BuildMixin, VifPlugging
+from saphira.compute.events import VIF_PLUGGED, InstanceEvents
 from saphira.compute.images import image_meta
+from saphira.compute.network import Networking
+from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
-from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
+from saphira.objects import Instance, InstanceFault
 from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
@@ -34,11 +39,7 @@ LOG = logging.getLogger(__name__)
 Work = Callable[[ComputeDriver, Instance], None]
 
 
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-class ComputeManager(resize.ResizeMixin):
+class ComputeManager(BuildMixin, resize.ResizeMixin):
     target = endpoint_target(ComputeAPI.RPC_API_VERSION)
 
     def __init__(
@@ -49,6 +50,8 @@ class ComputeManager(resize.ResizeMixin):
         compute: ComputeAPI,
         placement: PlacementClient,
         images: ImageClient | None = None,
+        network: Networking | None = None,
+        plugging: VifPlugging | None = None,
     ) -> None:
         self.host = host
         self.drivers = {driver.node: driver for driver in drivers}
@@ -56,67 +59,15 @@ class ComputeManager(resize.ResizeMixin):
         self.compute = compute
         self.placement = placement
         self.images = images
+        self.network = network
+        self.plugging = plugging or VifPlugging()
+        self.events = InstanceEvents()
 
     def driver_for(self, instance: Instance) -> ComputeDriver:
         driver = self.drivers.get(instance.node or "")
         if driver is None:
             driver = next(iter(self.drivers.values()))
         return driver
-
-    # -- build --------------------------------------------------------------
-    def build_and_run_instance(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        node: str,
-        image: dict[str, Any],
-        request_spec: RequestSpec,
-        host_list: list[Selection],
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
-        tried: list[dict[str, str]] | None = None,
-    ) -> None:
-        event = "compute_build_and_run_instance"
-        uuid = instance.uuid
-        self.conductor.action_event_start(ctxt, uuid, event, self.host)
-        driver = self.drivers.get(node) or self.driver_for(instance)
-        try:
-            for step in TABLE[Action.BUILD].steps[:-1]:
-                instance = self.conductor.instance_advance(ctxt, uuid, Action.BUILD, step)
-            driver.spawn(instance, image_meta(image, instance.image_ref), ())
-        except exception.InstanceInvalidState as error:  # deleted or moved meanwhile
-            LOG.info("build of %s stopped: %s", uuid, error.message)
-            return
-        except Exception as error:
-            reason = getattr(error, "message", None) or str(error)
-            LOG.warning("build of %s failed on %s: %s", uuid, self.host, reason)
-            self._cleanup(driver, instance)
-            self.conductor.action_event_finish(
-                ctxt, uuid, event, "Error", details=reason, traceback=traceback.format_exc()
-            )
-            history = [*(tried or []), {"host": self.host, "node": driver.node, "reason": reason}]
-            self.conductor.build_instances(
-                ctxt, instance, image, request_spec, host_list, history,
-                admin_password=admin_password, requested_networks=requested_networks,
-            )  # fmt: skip
-            return
-        power = driver.get_info(instance).state
-        try:
-            self.conductor.instance_finish(
-                ctxt, uuid, Action.BUILD, {"launched_at": _now(), "power_state": int(power)},
-                event=event,
-            )  # fmt: skip
-        except exception.InstanceInvalidState:
-            # Deleted while spawning, or failed by the watchdog while this agent
-            # hung: the row is no longer ours to finish, so the guest must go.
-            LOG.info("build of %s finished too late; destroying its guest", uuid)
-            self._cleanup(driver, instance)
-
-    def _cleanup(self, driver: ComputeDriver, instance: Instance) -> None:
-        try:
-            driver.destroy(instance, ())
-        except Exception:
-            LOG.exception("cleanup of %s on %s failed", instance.uuid, self.host)
 
     # -- the table's simple actions ---------------------------------------------
     def _act(self, ctxt: RequestContext, instance: Instance, action: Action, work: Work) -> None:
@@ -156,12 +107,12 @@ class ComputeManager(resize.ResizeMixin):
         self._act(ctxt, instance, Action.STOP, lambda d, i: d.power_off(i, timeout))
 
     def start_instance(self, ctxt: RequestContext, instance: Instance) -> None:
-        self._act(ctxt, instance, Action.START, lambda d, i: d.power_on(i, ()))
+        self._act(ctxt, instance, Action.START, lambda d, i: d.power_on(i, network_info(i)))
 
     def reboot_instance(self, ctxt: RequestContext, instance: Instance, reboot_type: str) -> None:
         kind = RebootType(reboot_type.upper())
         action = Action.REBOOT_HARD if kind is RebootType.HARD else Action.REBOOT_SOFT
-        self._act(ctxt, instance, action, lambda d, i: d.reboot(i, (), kind))
+        self._act(ctxt, instance, action, lambda d, i: d.reboot(i, network_info(i), kind))
 
     def rebuild_instance(
         self,
@@ -175,11 +126,12 @@ class ComputeManager(resize.ResizeMixin):
         meta = image_meta(image, image_ref)
 
         def work(driver: ComputeDriver, current: Instance) -> None:
+            nics = network_info(current)
             try:
-                driver.rebuild(current, meta, ())
+                driver.rebuild(current, meta, nics)
             except NotImplementedError:  # Nova's default: destroy, then spawn again
-                driver.destroy(current, ())
-                driver.spawn(current, meta, ())
+                driver.destroy(current, nics)
+                driver.spawn(current, meta, nics)
 
         self._act(ctxt, instance, Action.REBUILD, work)
 
@@ -193,7 +145,7 @@ class ComputeManager(resize.ResizeMixin):
         self._act(ctxt, instance, Action.SUSPEND, lambda d, i: d.suspend(i))
 
     def resume_instance(self, ctxt: RequestContext, instance: Instance) -> None:
-        self._act(ctxt, instance, Action.RESUME, lambda d, i: d.resume(i, ()))
+        self._act(ctxt, instance, Action.RESUME, lambda d, i: d.resume(i, network_info(i)))
 
     def snapshot_instance(self, ctxt: RequestContext, instance: Instance, image_id: str) -> None:
         uploader = self.images
@@ -207,13 +159,16 @@ class ComputeManager(resize.ResizeMixin):
 
     # -- delete ------------------------------------------------------------------
     def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:
-        """Destroy the guest, release the claim, soft-delete the row (in that order:
-        a failed destroy leaves the instance in ERROR with its claim, never leaks)."""
+        """Destroy the guest, give its ports back, release the claim, soft-delete the
+        row (in that order: a failed destroy or port release leaves the instance in
+        ERROR with its claim, never leaks)."""
         event = "compute_terminate_instance"
         uuid = instance.uuid
         try:
             self.conductor.action_event_start(ctxt, uuid, event, self.host)
-            self.driver_for(instance).destroy(instance, ())
+            self.driver_for(instance).destroy(instance, network_info(instance))
+            if self.network is not None:
+                self.network.deallocate(instance)
         except exception.InstanceNotFound:
             return
         except Exception as error:
@@ -250,6 +205,13 @@ class ComputeManager(resize.ResizeMixin):
         return next(iter(self.drivers.values())).get_host_uptime()
 
     def external_instance_event(self, ctxt: RequestContext, events: list[dict[str, Any]]) -> None:
+        """Plugged ports wake the build waiting for them; a power update, the reconcile."""
+        for event in events:
+            if event.get("name") != VIF_PLUGGED:
+                continue
+            uuid, tag = str(event.get("server_uuid")), str(event.get("tag", ""))
+            if not self.events.complete(uuid, VIF_PLUGGED, tag, str(event.get("status", ""))):
+                LOG.debug("%s of port %s for %s: nobody waits for it", VIF_PLUGGED, tag, uuid)
         if any(event.get("name") == "power-update" for event in events):
             from saphira.compute import reconcile
 

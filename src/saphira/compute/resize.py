@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.compute.images import image_meta
+from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import TABLE, Action
@@ -174,8 +175,9 @@ class ResizeMixin:
             driver = _node_driver(self, migration["dest_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
             driver.finish_migration(
-                instance, _migration(migration), image_meta(image, instance.image_ref), (), power_on
-            )
+                instance, _migration(migration), image_meta(image, instance.image_ref),
+                network_info(instance), power_on,
+            )  # fmt: skip
             power = driver.get_info(instance).state
             self.conductor.instance_finish(
                 ctxt, instance.uuid, Action.RESIZE,
@@ -205,7 +207,7 @@ class ResizeMixin:
     ) -> None:
         def work() -> None:
             if migration["dest_node"] != migration["source_node"]:
-                _node_driver(self, migration["dest_node"]).destroy(instance, ())
+                _node_driver(self, migration["dest_node"]).destroy(instance, network_info(instance))
             self._restore_source_claim(instance, migration)
 
         if self._hop(ctxt, instance, Action.REVERT_RESIZE, "compute_revert_resize", work):
@@ -219,7 +221,7 @@ class ResizeMixin:
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
-            driver.finish_revert_migration(instance, move, (), power_on)
+            driver.finish_revert_migration(instance, move, network_info(instance), power_on)
             power = driver.get_info(instance).state
             self.conductor.instance_finish(
                 ctxt, instance.uuid, Action.REVERT_RESIZE,

@@ -11,9 +11,12 @@ from typing import Any
 from oslo_config import cfg
 
 from saphira.common.images import ImageClient
+from saphira.common.network_client import NetworkClient
 from saphira.common.periodic import Periodic
 from saphira.compute import reconcile, resource_tracker
+from saphira.compute.build import VifPlugging
 from saphira.compute.manager import ComputeManager
+from saphira.compute.network import Networking
 from saphira.context import RequestContext
 from saphira.placement.client import PlacementClient
 from saphira.rpc import server as rpc_server
@@ -35,12 +38,19 @@ class ComputeService:
         transport: Any,
         placement: PlacementClient,
         images: ImageClient | None = None,
+        network: NetworkClient | None = None,
     ) -> None:
+        """Without ``network`` (no network service) guests get no NICs."""
         self.conf, self.host, self.drivers = conf, host, drivers
         self.conductor = ConductorAPI(transport)
-        self.manager = ComputeManager(
-            host, drivers, self.conductor, ComputeAPI(transport), placement, images
+        ports = (
+            None if network is None else Networking(network, host, conf.default_availability_zone)
         )
+        plugging = VifPlugging(conf.vif_plugging_timeout, conf.vif_plugging_is_fatal)
+        self.manager = ComputeManager(
+            host, drivers, self.conductor, ComputeAPI(transport), placement, images,
+            ports, plugging,
+        )  # fmt: skip
         self.placement = placement
         self._transport = transport
         self._server: rpc_server.Server | None = None

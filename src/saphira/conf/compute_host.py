@@ -34,6 +34,19 @@ default_opts: list[cfg.Opt] = [
     cfg.FloatOpt("initial_cpu_allocation_ratio", default=4.0, min=0.0, help="See above."),
     cfg.FloatOpt("initial_ram_allocation_ratio", default=1.0, min=0.0, help="See above."),
     cfg.FloatOpt("initial_disk_allocation_ratio", default=1.0, min=0.0, help="See above."),
+    cfg.IntOpt(
+        "vif_plugging_timeout",
+        default=300,
+        min=0,
+        help="Seconds a new guest waits, paused, for the network service to report each of "
+        "its ports plugged (network-vif-plugged); 0: do not wait.",
+    ),
+    cfg.BoolOpt(
+        "vif_plugging_is_fatal",
+        default=True,
+        help="Fail the build when a port is not reported plugged in time; false: start the "
+        "guest anyway.",
+    ),
 ]
 
 fake_group = cfg.OptGroup("fake_driver", help="The fake virt driver: simulated hypervisors.")

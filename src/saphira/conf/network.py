@@ -2,12 +2,15 @@
 
 [DEFAULT] keys are neutron.conf's; [ml2], [ml2_type_flat], [ml2_type_vlan]
 and [ovs] are ml2_conf.ini's and openvswitch_agent.ini's; [quotas] is
-neutron.conf's [QUOTAS] (Nova's [quota] is a different group).
+neutron.conf's [QUOTAS] (Nova's [quota] is a different group); [nova] is the
+user neutron.conf names for telling the compute API that ports came up.
 """
 
 from __future__ import annotations
 
 from oslo_config import cfg, types
+
+from saphira.conf.services import auth_opts
 
 default_opts: list[cfg.Opt] = [
     cfg.IntOpt(
@@ -86,6 +89,11 @@ quotas_opts: list[cfg.Opt] = [
 ]
 
 
+nova_group = cfg.OptGroup(
+    "nova", help="The compute API's service user: network-vif-plugged events go out as it."
+)
+
+
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
     return [
         (None, default_opts),
@@ -94,4 +102,5 @@ def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
         (vlan_group, vlan_opts),
         (ovs_group, ovs_opts),
         (quotas_group, quotas_opts),
+        (nova_group, auth_opts()),
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from oslo_config import cfg
 
 
-def _auth_opts() -> list[cfg.Opt]:
+def auth_opts() -> list[cfg.Opt]:
     """The keystoneauth password plugin keys the guide writes for a service user."""
     return [
         cfg.StrOpt("region_name", default="RegionOne", help="Region of the service."),
@@ -52,7 +52,7 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
         "Inter-process locks.",
         [cfg.StrOpt("lock_path", default="$state_path/tmp", help="Directory of lock files.")],
     ),
-    "placement": ("The placement service and the user that talks to it.", _auth_opts()),
+    "placement": ("The placement service and the user that talks to it.", auth_opts()),
     "scheduler": (
         "The scheduler.",
         [
@@ -67,7 +67,7 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
     "neutron": (
         "The network service and the user that talks to it.",
         [
-            *_auth_opts(),
+            *auth_opts(),
             cfg.BoolOpt(
                 "service_metadata_proxy",
                 default=False,

@@ -1,5 +1,6 @@
 """The network service's side of NetworkPluginAPI (topic ``network``): what
-the agents ask, answered from the database they may not touch."""
+the agents ask, answered from the database they may not touch; ports that
+came up are also reported to the compute API (``nova_notifier``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from saphira.context import RequestContext
 from saphira.db.transactions import Database
 from saphira.netsvc import dhcp_networks, host_ports
 from saphira.netsvc.agents import DHCP_AGENT, AgentRegistry
+from saphira.netsvc.nova_notifier import NovaNotifier, vif_plugged_events
 from saphira.netsvc.settings import Settings
 from saphira.objects.network import DhcpNetwork, PortDetails
 from saphira.policy import Enforcer
@@ -22,9 +24,16 @@ LOG = logging.getLogger(__name__)
 class PluginEndpoint:
     target = endpoint_target(NetworkPluginAPI.RPC_API_VERSION)
 
-    def __init__(self, db: Database, settings: Settings, enforcer: Enforcer) -> None:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        enforcer: Enforcer,
+        notifier: NovaNotifier | None = None,
+    ) -> None:
         self.db, self.settings, self.enforcer = db, settings, enforcer
         self.agents = AgentRegistry(db, settings)
+        self.notifier = notifier
 
     def report_state(
         self,
@@ -45,8 +54,11 @@ class PluginEndpoint:
     def ports_status(self, ctxt: RequestContext, host: str, up: list[str], down: list[str]) -> None:
         with self.db.writer() as session:
             became = host_ports.report_ports(session, host, up, down)
+            events = vif_plugged_events(session, became) if self.notifier else []
         if became:
             LOG.info("ports up on %s: %s", host, ", ".join(became))
+        if self.notifier is not None:
+            self.notifier.send(events)
 
     def get_dhcp_networks(self, ctxt: RequestContext, host: str) -> list[DhcpNetwork]:
         """Networks on the physnets the host's DHCP agent maps (its reported bridges)."""

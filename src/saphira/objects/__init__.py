@@ -22,6 +22,7 @@ from saphira.objects.network import (
     SecurityRule,
     Segment,
 )
+from saphira.objects.network_info import InstanceVIF
 from saphira.objects.request_spec import RequestSpec
 from saphira.objects.selection import Selection
 from saphira.objects.service import Service
@@ -39,6 +40,7 @@ __all__ = [
     "InstanceAction",
     "InstanceActionEvent",
     "InstanceFault",
+    "InstanceVIF",
     "PortDetails",
     "RequestSpec",
     "SaphiraObject",

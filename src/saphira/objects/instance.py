@@ -9,11 +9,14 @@ from saphira.domain.states import PowerState, TaskState, VmState
 from saphira.domain.status import status_from_state
 from saphira.objects.base import SaphiraObject
 from saphira.objects.flavor import Flavor
+from saphira.objects.network_info import InstanceVIF
 
 
 @dataclasses.dataclass
 class Instance(SaphiraObject):
-    VERSION = "1.0"
+    """1.1: network_info (the info cache)."""
+
+    VERSION = "1.1"
 
     uuid: str
     project_id: str
@@ -47,6 +50,7 @@ class Instance(SaphiraObject):
     launch_index: int = 0
     reservation_id: str = ""
     progress: int = 0
+    network_info: list[InstanceVIF] = dataclasses.field(default_factory=list)
     id: int | None = None
 
     @property

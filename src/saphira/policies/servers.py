@@ -44,6 +44,8 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("os-remote-consoles", MEMBER_OR_ADMIN, "POST", f"{_S}/remote-consoles"),
     ("os-instance-actions:events", ADMIN, "GET", f"{_S}/os-instance-actions/{{request_id}}"),
     ("os-server-external-events:create", ADMIN, "POST", "/os-server-external-events"),
+    ("ips:index", READER_OR_ADMIN, "GET", f"{_S}/ips"),
+    ("ips:show", READER_OR_ADMIN, "GET", f"{_S}/ips/{{network}}"),
     ("server-metadata:index", READER_OR_ADMIN, "GET", f"{_S}/metadata"),
     ("server-metadata:show", READER_OR_ADMIN, "GET", f"{_S}/metadata/{{key}}"),
     ("server-metadata:create", MEMBER_OR_ADMIN, "POST", f"{_S}/metadata"),

@@ -12,14 +12,29 @@ from oslo_config import cfg
 
 from saphira.api.network import build_backend
 from saphira.api.network.app import Backend
+from saphira.netsvc.nova_notifier import NovaNotifier
 from saphira.netsvc.plugin_rpc import PluginEndpoint
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.service import DhcpAgentService
 from saphira.network.l2.agent import L2AgentService
+from saphira.objects.network import PortDetails
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.network import TOPIC
 
 LOG = logging.getLogger(__name__)
+
+
+@dataclass
+class _AllWired:
+    up: list[str]
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+class SimulatedWiring:
+    """The L2 reconciler of a simulated host: every bound port counts as wired."""
+
+    def reconcile_once(self, desired: list[PortDetails]) -> _AllWired:
+        return _AllWired([port.port_id for port in desired])
 
 
 @dataclass
@@ -32,18 +47,35 @@ class NetworkPlane:
 
     def start_service(self) -> None:
         self.backend = build_backend(self.conf)
-        endpoint = PluginEndpoint(self.backend.db, self.backend.settings, self.backend.enforcer)
+        endpoint = PluginEndpoint(
+            self.backend.db, self.backend.settings, self.backend.enforcer,
+            NovaNotifier.from_conf(self.conf),
+        )  # fmt: skip
         self.server = rpc_server.start_server(
             self.conf, TOPIC, self.conf.host, [endpoint], transport=self.transport
         )
         LOG.info("network service: answering agents")
 
     def start_agents(self) -> None:
-        for agent in (L2AgentService, DhcpAgentService):
-            started = agent(self.conf, self.conf.host, self.transport)
-            started.start()
-            self.agents.append(started)
-        LOG.info("network agents on %s: running", self.conf.host)
+        """This host's L2 and DHCP agents, and an L2 agent per simulated host.
+
+        Simulated hosts (``[fake_driver] hosts``) have no bridges, but their
+        ports must still bind and turn ACTIVE, or every build there with a NIC
+        would fail: their agent reports each bound port wired at once.
+        """
+        agents: list[AgentService] = [
+            L2AgentService(self.conf, self.conf.host, self.transport),
+            DhcpAgentService(self.conf, self.conf.host, self.transport),
+        ]
+        agents += [
+            L2AgentService(self.conf, host, self.transport, SimulatedWiring(), "simulated")
+            for host in self.conf.fake_driver.hosts
+            if host != self.conf.host
+        ]
+        for agent in agents:
+            agent.start()
+            self.agents.append(agent)
+        LOG.info("network agents on %s: running", ", ".join(a.host for a in agents))
 
     def stop(self) -> None:
         for agent in reversed(self.agents):

@@ -15,6 +15,7 @@ from typing import Any
 from oslo_config import cfg
 
 from saphira.common.images import ImageClient
+from saphira.common.network_client import NetworkClient
 from saphira.common.service_auth import PasswordToken, image_url, local_url
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
@@ -63,9 +64,11 @@ def compute_hosts(conf: cfg.ConfigOpts) -> dict[str, list[ComputeDriver]]:
 def start_compute(
     conf: cfg.ConfigOpts, host: str, drivers: list[ComputeDriver], transport: Any
 ) -> ComputeService:
+    network = NetworkClient(local_url(conf, "network"), PasswordToken(conf.neutron))
     service = ComputeService(
-        conf, host, drivers, transport, placement_client(conf), images=image_client(conf)
-    )
+        conf, host, drivers, transport, placement_client(conf), images=image_client(conf),
+        network=network,
+    )  # fmt: skip
     service.start()
     LOG.info("compute host %s: running (%d node(s))", host, len(drivers))
     return service

@@ -17,6 +17,7 @@ SERVICE_USERS = (  # (conf group, user name): the guide's service users and wher
     ("keystone_authtoken", "nova"),
     ("placement", "placement"),
     ("neutron", "neutron"),
+    ("nova", "nova"),  # neutron.conf's [nova]: the same user as keystone_authtoken's
 )
 
 
@@ -71,6 +72,7 @@ def render_conf(initial: InitialConf) -> str:
         "[DEFAULT]",
         f"state_path = {initial.state_dir}",
     ]
+    passwords = {user: new_password() for _, user in SERVICE_USERS}
     for group, user in SERVICE_USERS:
         lines += [
             "",
@@ -86,7 +88,7 @@ def render_conf(initial: InitialConf) -> str:
             "user_domain_name = Default",
             "project_name = service",
             f"username = {user}",
-            f"password = {new_password()}",
+            f"password = {passwords[user]}",
         ]
     return "\n".join(lines) + "\n"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import datetime as dt
-from typing import Self
+from typing import ClassVar, Self
 
 from oslo_config import cfg
 
@@ -30,11 +30,16 @@ from saphira.virt.types import (
     NetworkInfo,
     RebootType,
     SnapshotUpload,
+    VifPlugWait,
     VncConsole,
 )
 
 
 class ComputeDriver(abc.ABC):
+    # Whether spawn can start a guest paused and wait for its ports to be plugged
+    # (the agent then registers network-vif-plugged events and passes the wait).
+    wants_vif_plugged_events: ClassVar[bool] = False
+
     def __init__(self, host: str, node: str) -> None:
         self.host = host
         self.node = node
@@ -87,7 +92,11 @@ class ComputeDriver(abc.ABC):
         image_meta: ImageMeta,
         network_info: NetworkInfo,
         block_device_info: BlockDeviceInfo | None = None,
-    ) -> None: ...
+        *,
+        vifs_plugged: VifPlugWait | None = None,
+    ) -> None:
+        """``vifs_plugged`` (only for drivers that want the events): start the guest
+        paused, call it, and let the guest run only once it returned."""
 
     @abc.abstractmethod
     def destroy(self, instance: Instance, network_info: NetworkInfo) -> None:

@@ -19,3 +19,8 @@ class InjectedFault(VirtError):
     """A failure the fake driver was told to produce."""
 
     msg_fmt = "Injected fault: %(operation)s of %(name)s on %(host)s"
+
+
+class VirtualInterfaceCreateFailed(VirtError):
+    """A new guest's port never came up (Nova's VirtualInterfaceCreateException):
+    the network side failed, so another host would not do better."""

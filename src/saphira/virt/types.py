@@ -55,7 +55,7 @@ class ImageMeta:
 
 @dataclasses.dataclass(frozen=True)
 class VIF:
-    """One guest NIC; the network issue fills these in (the plug seam)."""
+    """One guest NIC: a bound port of the network service (the plug seam)."""
 
     id: str
     address: str
@@ -67,6 +67,9 @@ class VIF:
 
 
 NetworkInfo = tuple[VIF, ...]
+# Blocks until the network service reported every new NIC of a starting guest
+# plugged; raises VirtualInterfaceCreateFailed when one never came up in time.
+VifPlugWait = Callable[[], None]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -29,6 +29,7 @@ from saphira.api.auth import LocalValidator
 from saphira.api.compute import build_app as build_compute_app
 from saphira.api.image import build_app as build_image_app
 from saphira.common.images import ImageClient
+from saphira.common.network_client import NetworkClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.context import RequestContext
@@ -167,15 +168,21 @@ class Plane:
     api: Api
     computes: dict[str, ComputeService] = field(default_factory=dict)
     drivers: dict[str, FakeDriver] = field(default_factory=dict)
+    network: NetworkClient | None = None  # hosts added once it is set get NICs
 
     def add_host(self, host: str, delay: float = 0.0,
                  resources: tuple[int, int, int] = (8, 16384, 200)) -> ComputeService:  # fmt: skip
         driver = FakeDriver.fleet([host], self.faults, resources)[host]
         driver.delay = delay
+        return self.add_driver(driver)
+
+    def add_driver(self, driver: FakeDriver) -> ComputeService:
+        host = driver.host
         images = ImageClient(self.api.image_url, lambda: self.api.token("admin"))
         service = ComputeService(
-            self.conf, host, [driver], self.transport, self.placement, images=images
-        )
+            self.conf, host, [driver], self.transport, self.placement, images=images,
+            network=self.network,
+        )  # fmt: skip
         service.start()
         self.computes[host] = service
         self.drivers[host] = driver

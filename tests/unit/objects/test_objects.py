@@ -15,6 +15,10 @@ from saphira.objects.base import DATA, NAME, VERSION, IncompatibleVersion
 
 NOW = dt.datetime(2024, 5, 6, 7, 8, 9, 123456)
 FLAVOR = objects.Flavor("42", "m1.tiny", 1, 512, 1, 2, 1024, extra_specs={"hw:cpu": "x"}, id=7)
+VIF = objects.InstanceVIF(
+    "port-1", "fa:16:3e:00:00:01", "net-1", "private", ["10.0.0.5"], "ovs", "br-physnet1", 1450,
+    active=True, preserve_on_delete=True,
+)  # fmt: skip
 SAMPLES: list[objects.SaphiraObject] = [
     FLAVOR,
     objects.Instance(
@@ -32,6 +36,7 @@ SAMPLES: list[objects.SaphiraObject] = [
         locked=True,
         locked_by="owner",
         key_data="ssh-ed25519 AAA",
+        network_info=[VIF],
         id=255,
     ),
     objects.RequestSpec(

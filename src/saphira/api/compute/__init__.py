@@ -25,6 +25,7 @@ from saphira.api.compute import (
     quotas,
     server_actions,
     server_groups,
+    server_ips,
     server_metadata,
     servers,
     services,
@@ -67,6 +68,7 @@ def build_compute_app(state: ComputeState) -> ComputeApp:
         *servers.routes(),
         *server_actions.routes(),
         *server_metadata.routes(),
+        *server_ips.routes(),
         *instance_actions.routes(),
     ]
     return ComputeApp(rules, state)

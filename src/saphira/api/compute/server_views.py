@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from saphira.api.compute.addresses import server_addresses
 from saphira.api.compute.app import Call
 from saphira.exception import Forbidden
 from saphira.objects import Instance, InstanceFault
@@ -116,7 +117,7 @@ def _admin_attrs(call: Call, instance: Instance) -> dict[str, Any]:
     return attrs
 
 
-def _common(call: Call, shown: Shown, specs: bool) -> dict[str, Any]:
+def _common(call: Call, shown: Shown, specs: bool, extend_address: bool) -> dict[str, Any]:
     instance = shown.instance
     status = instance.status
     body: dict[str, Any] = {
@@ -126,7 +127,8 @@ def _common(call: Call, shown: Shown, specs: bool) -> dict[str, Any]:
         "image": _image(call, instance), "flavor": _flavor(call, instance, specs),
         "created": timestamp(instance.created_at),
         "updated": timestamp(instance.updated_at or instance.created_at),
-        "addresses": {}, "accessIPv4": instance.access_ip_v4 or "",
+        "addresses": server_addresses(instance, extend_address),
+        "accessIPv4": instance.access_ip_v4 or "",
         "accessIPv6": instance.access_ip_v6 or "",
         "links": call.links("servers", instance.uuid), "OS-DCF:diskConfig": "MANUAL",
     }  # fmt: skip
@@ -183,7 +185,7 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
     """Show's body; a listing leaves out 2.71's server groups, rebuild the user data."""
     rights = rights or Rights.of(call)
     instance = shown.instance
-    body = _common(call, shown, rights.specs)
+    body = _common(call, shown, rights.specs, extend_address=True)
     body.update({
         "key_name": instance.key_name,
         "security_groups": security_groups(instance),
@@ -214,7 +216,7 @@ def update_view(call: Call, shown: Shown) -> dict[str, Any]:
     """PUT answers with the common view (and 2.71's groups), the full one from 2.75."""
     if call.at_least("2.75"):
         return detail(call, shown)
-    body = _common(call, shown, Rights.of(call).specs)
+    body = _common(call, shown, Rights.of(call).specs, extend_address=False)
     if call.at_least("2.71"):
         body["server_groups"] = list(shown.groups)
     return body

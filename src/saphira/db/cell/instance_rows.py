@@ -8,7 +8,7 @@ import json
 
 from saphira.db.cell import models
 from saphira.domain.states import PowerState, TaskState, VmState
-from saphira.objects import Flavor, Instance
+from saphira.objects import Flavor, Instance, InstanceVIF
 
 # Columns copied as they are between the row and the object.
 _SAME = (
@@ -48,9 +48,21 @@ def to_object(row: models.Instance) -> Instance:
         tags=sorted(tag.tag for tag in row.tags),
         created_at=row.created_at,
         updated_at=row.updated_at,
+        network_info=_network_info(row.info_cache),
         id=row.id,
         **{name: getattr(row, name) for name in _SAME},
     )
+
+
+def network_info_text(vifs: list[InstanceVIF]) -> str:
+    """The info cache column: the NICs' versioned primitives, readable by any 1.x."""
+    return json.dumps([vif.to_primitive() for vif in vifs])
+
+
+def _network_info(cache: models.InstanceInfoCache | None) -> list[InstanceVIF]:
+    if cache is None:
+        return []
+    return [InstanceVIF.from_primitive(item) for item in json.loads(cache.network_info)]
 
 
 @functools.lru_cache(maxsize=256)

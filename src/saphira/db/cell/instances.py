@@ -19,7 +19,7 @@ from saphira.db.cell import instance_rows, models
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.transitions import Transition
 from saphira.exception import BadRequest, InstanceInvalidState, InstanceNotFound
-from saphira.objects import Instance
+from saphira.objects import Instance, InstanceVIF
 
 _STATE_COLUMNS = frozenset({"vm_state", "task_state", "power_state"})
 
@@ -126,12 +126,16 @@ def apply(session: Session, uuid: str, move: Transition, *, method: str = "updat
 
 
 def update(session: Session, uuid: str, **values: object) -> Instance:
-    """Plain columns (name, host, launched_at...); never the state columns."""
+    """Plain columns (name, host, launched_at...), metadata, tags and the network
+    info cache (``network_info``: a list of InstanceVIF); never the state columns."""
     if _STATE_COLUMNS & values.keys():
         raise ValueError("state columns change only through save_state")
     metadata = values.pop("metadata", None)
     tags = values.pop("tags", None)
+    network_info = values.pop("network_info", None)
     row = _row(session, uuid, read_deleted=False)
+    if network_info is not None:
+        _save_info_cache(session, uuid, list(network_info))  # type: ignore[call-overload]
     for key, value in values.items():
         setattr(row, key, _column_value(value))
     row.updated_at = _now()
@@ -215,6 +219,18 @@ def _replace_children(
         session.execute(sa.delete(models.Tag).where(models.Tag.resource_id == uuid))
         session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags)))
     session.flush()
+
+
+def _save_info_cache(session: Session, uuid: str, vifs: list[InstanceVIF]) -> None:
+    """One row per instance, written over (Nova's instance_info_caches)."""
+    text = instance_rows.network_info_text(vifs)
+    cache = session.scalars(
+        sa.select(models.InstanceInfoCache).where(models.InstanceInfoCache.instance_uuid == uuid)
+    ).one_or_none()
+    if cache is None:
+        session.add(models.InstanceInfoCache(instance_uuid=uuid, network_info=text))
+    else:
+        cache.network_info = text
 
 
 def _as_set(value: str | Iterable[str | None] | None) -> set[str | None]:

@@ -139,6 +139,7 @@ class Instance(SoftDeleteMixin, Base):
         viewonly=True,
     )
     tags: Mapped[list[Tag]] = relationship(lazy="selectin", viewonly=True)
+    info_cache: Mapped[InstanceInfoCache | None] = relationship(lazy="selectin", viewonly=True)
 
 
 class InstanceMetadata(SoftDeleteMixin, Base):

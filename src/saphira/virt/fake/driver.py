@@ -31,6 +31,7 @@ from saphira.virt.types import (
     NetworkInfo,
     RebootType,
     SnapshotUpload,
+    VifPlugWait,
     VncConsole,
 )
 
@@ -122,7 +123,10 @@ class FakeDriver(ComputeDriver):
         image_meta: ImageMeta,
         network_info: NetworkInfo,
         block_device_info: BlockDeviceInfo | None = None,
+        *,
+        vifs_plugged: VifPlugWait | None = None,
     ) -> None:
+        """Simulated NICs are never plugged anywhere: nothing to wait for."""
         self._step("spawn", instance)
         guest = FakeGuest(
             instance.uuid, instance.name, instance.flavor, image_meta.id, self.console_lines

@@ -50,6 +50,7 @@ from saphira.virt.types import (
     NetworkInfo,
     RebootType,
     SnapshotUpload,
+    VifPlugWait,
     VncConsole,
 )
 
@@ -84,6 +85,8 @@ class Settings:
 
 
 class LibvirtDriver(ComputeDriver):
+    wants_vif_plugged_events = True
+
     def __init__(self, host: str, node: str, settings: Settings, images: ImageSource) -> None:
         super().__init__(host, node)
         self.settings = settings
@@ -184,13 +187,23 @@ class LibvirtDriver(ComputeDriver):
         image_meta: ImageMeta,
         network_info: NetworkInfo,
         block_device_info: BlockDeviceInfo | None = None,
+        *,
+        vifs_plugged: VifPlugWait | None = None,
     ) -> None:
+        """With NICs and a wait: start paused (libvirt creates the taps, the L2 agent
+        wires them), wait, then resume, so the guest's first DHCP request finds its
+        port wired (Nova's _create_guest_with_network)."""
         files = self._files(instance)
         try:
             files.create()
             self._create_disks(instance, instance.flavor, image_meta, files)
             dom = self._define(instance, instance.flavor, files, network_info)
-            self._call(instance, dom.create)
+            if network_info and vifs_plugged is not None:
+                self._call(instance, dom.createWithFlags, libvirt.VIR_DOMAIN_START_PAUSED)
+                vifs_plugged()
+                self._call(instance, dom.resume)
+            else:
+                self._call(instance, dom.create)
         except BaseException:
             self._remove(instance, files)
             raise

@@ -1,0 +1,126 @@
+"""The network service as a compute agent's service user sees it.
+
+Nova talks to Neutron as the ``[neutron]`` service user (an admin), so it can
+create a port in the instance's project and bind it to a host, which the
+instance's owner may not do. This is that client: networks, ports and
+security groups over the Neutron v2.0 API. A refusal comes back as a
+``NetworkRefused`` carrying Neutron's own message and error type, so a build
+fault reads as the network service put it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import requests
+
+from saphira import exception
+
+Filter = str | bool | list[str]
+
+
+class NetworkRefused(exception.SaphiraError):
+    """The network service said no; ``neutron_type`` is its NeutronError type."""
+
+    def __init__(self, message: str, neutron_type: str = "") -> None:
+        super().__init__(message)
+        self.neutron_type = neutron_type
+
+
+class NetworkBadRequest(NetworkRefused, exception.BadRequest):
+    pass
+
+
+class NetworkNotFound(NetworkRefused, exception.NotFound):
+    pass
+
+
+class NetworkConflict(NetworkRefused, exception.Conflict):
+    pass
+
+
+_BY_STATUS: dict[int, type[NetworkRefused]] = {
+    400: NetworkBadRequest,
+    404: NetworkNotFound,
+    409: NetworkConflict,
+}
+
+
+def _refusal(response: requests.Response) -> NetworkRefused:
+    try:
+        fault = response.json()["NeutronError"]
+        kind, message = str(fault.get("type", "")), str(fault.get("message", ""))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        kind, message = "", response.text[:200]
+    message = message or f"network service answered {response.status_code}"
+    return _BY_STATUS.get(response.status_code, NetworkRefused)(message, kind)
+
+
+def _params(filters: Mapping[str, Filter]) -> list[tuple[str, str]]:
+    """Neutron's query form: repeated keys for lists, lower-case booleans."""
+    pairs: list[tuple[str, str]] = []
+    for key, value in filters.items():
+        values = value if isinstance(value, list) else [value]
+        pairs += [(key, str(v).lower() if isinstance(v, bool) else v) for v in values]
+    return pairs
+
+
+class NetworkClient:
+    def __init__(self, base_url: str, token: Callable[[], str], timeout: float = 30) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.http = requests.Session()
+
+    # -- networks -------------------------------------------------------------
+    def list_networks(self, **filters: Filter) -> list[dict[str, Any]]:
+        return self._list("networks", filters)
+
+    def show_network(self, network_id: str) -> dict[str, Any]:
+        return self._one("GET", f"networks/{network_id}", "network")
+
+    # -- ports ----------------------------------------------------------------
+    def list_ports(self, **filters: Filter) -> list[dict[str, Any]]:
+        return self._list("ports", filters)
+
+    def show_port(self, port_id: str) -> dict[str, Any]:
+        return self._one("GET", f"ports/{port_id}", "port")
+
+    def create_port(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return self._one("POST", "ports", "port", {"port": attrs})
+
+    def update_port(self, port_id: str, attrs: dict[str, Any]) -> dict[str, Any]:
+        return self._one("PUT", f"ports/{port_id}", "port", {"port": attrs})
+
+    def delete_port(self, port_id: str) -> None:
+        self._call("DELETE", f"ports/{port_id}")
+
+    # -- security groups --------------------------------------------------------
+    def list_security_groups(self, **filters: Filter) -> list[dict[str, Any]]:
+        return self._list("security-groups", filters, key="security_groups")
+
+    # -- the wire -------------------------------------------------------------
+    def _list(
+        self, path: str, filters: Mapping[str, Filter], key: str | None = None
+    ) -> list[dict[str, Any]]:
+        body = self._call("GET", path, params=_params(filters))
+        return list(body[key or path])
+
+    def _one(self, method: str, path: str, key: str, body: Any = None) -> dict[str, Any]:
+        return dict(self._call(method, path, body)[key])
+
+    def _call(
+        self, method: str, path: str, body: Any = None, params: list[tuple[str, str]] | None = None
+    ) -> Any:
+        headers = {"X-Auth-Token": self.token(), "Accept": "application/json"}
+        try:
+            response = self.http.request(
+                method, f"{self.base_url}/v2.0/{path}", json=body, params=params,
+                headers=headers, timeout=self.timeout,
+            )  # fmt: skip
+        except requests.RequestException as error:
+            raise exception.ServiceUnavailable(f"network service unreachable: {error}") from None
+        if response.status_code >= 400:
+            raise _refusal(response)
+        return response.json() if response.content else None

@@ -1,0 +1,236 @@
+"""A server's ports: chosen, made or taken over, bound to this host, and given back.
+
+What the user asked for (the API keeps it in the instance's system metadata
+as ``requested_networks``) decides, as Nova's network API does:
+
+* ``"none"``: no NIC;
+* ``"auto"`` (also when nothing was said): the project's own networks and the
+  shared ones, external networks left out; none means no NIC, one is used,
+  several abort the build (the user must pick one);
+* a list of ``{"uuid"}``, ``{"uuid", "fixed_ip"}`` or ``{"port"}``: a new port
+  on each network, and each of the user's ports taken over.
+
+Ports made here belong to the instance's project, carry ``device_id`` (the
+instance) and ``device_owner`` (``compute:<zone>``), and are bound to this
+host; the user's ports are only updated so. Anything that fails on the way
+undoes what was done (ports made are deleted, ports taken over are unbound)
+before the error goes up: no port leaks out of a failed build.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from saphira import exception
+from saphira.common.network_client import NetworkClient, NetworkRefused
+from saphira.common.network_client import NetworkNotFound as NotInNetworkService
+from saphira.compute import network_errors as errors
+from saphira.compute.vifs import instance_vif
+from saphira.objects import Instance, InstanceVIF
+
+LOG = logging.getLogger(__name__)
+AUTO, NONE = "auto", "none"
+UNBIND = {"device_id": "", "device_owner": "", "binding:host_id": None, "binding:profile": None}
+NOT_BOUND = ("binding_failed", "unbound")
+
+
+@dataclass(frozen=True)
+class Requested:
+    network_id: str
+    port_id: str | None = None  # the user's port (on network_id)
+    fixed_ip: str | None = None
+
+
+@dataclass
+class Allocation:
+    """The instance's bound ports in request order, and which of them were made here."""
+
+    ports: list[dict[str, Any]] = field(default_factory=list)
+    created: set[str] = field(default_factory=set)
+    networks: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def vifs(self) -> list[InstanceVIF]:
+        return [
+            instance_vif(port, self.networks[port["network_id"]], port["id"] not in self.created)
+            for port in self.ports
+        ]
+
+
+def wanted(instance: Instance, passed: Any = None) -> Any:
+    """The request as given: the RPC argument (a list) or what the API recorded."""
+    if passed is not None:
+        return passed
+    recorded = instance.system_metadata.get("requested_networks")
+    return json.loads(recorded) if recorded else AUTO
+
+
+class Networking:
+    """The compute agent's side of the network service, for one host."""
+
+    def __init__(self, client: NetworkClient, host: str, default_zone: str = "nova") -> None:
+        self.client, self.host, self.default_zone = client, host, default_zone
+
+    # -- build ----------------------------------------------------------------
+    def allocate(self, instance: Instance, request: Any) -> Allocation:
+        """Bound ports for ``request`` (see ``wanted``). Raises BuildAborted, or
+        PortBindingFailed when this host cannot wire one of them."""
+        done = Allocation()
+        try:
+            requests = self._requests(instance, request, done)
+            creates = any(not asked.port_id for asked in requests)
+            groups = self._security_groups(instance) if creates else None
+            for asked in requests:
+                if asked.port_id:
+                    done.ports.append(self._take_over(instance, asked.port_id))
+                else:
+                    port = self._create(instance, asked, groups)
+                    done.created.add(port["id"])
+                    done.ports.append(port)
+            for port in done.ports:
+                if port.get("binding:vif_type") in NOT_BOUND:
+                    raise errors.PortBindingFailed(
+                        port_id=port["id"], host=self.host, vif_type=port.get("binding:vif_type")
+                    )
+        except BaseException:
+            self.release(done)
+            raise
+        return done
+
+    def release(self, done: Allocation) -> None:
+        """Undo an allocation: delete the ports made, unbind the user's."""
+        for port in done.ports:
+            self._give_back(port["id"], delete=port["id"] in done.created)
+
+    # -- delete ---------------------------------------------------------------
+    def deallocate(self, instance: Instance) -> None:
+        """Every port the network service has for the instance: the user's (as the
+        info cache remembers them) unbound, the others deleted, as Nova does."""
+        keep = {vif.port_id for vif in instance.network_info if vif.preserve_on_delete}
+        for port in self.client.list_ports(device_id=instance.uuid):
+            self._give_back(port["id"], delete=port["id"] not in keep, quiet=False)
+
+    # -- decisions ------------------------------------------------------------
+    def _requests(self, instance: Instance, request: Any, done: Allocation) -> list[Requested]:
+        if request == NONE or not request:
+            return []
+        if request == AUTO:
+            return self._auto(instance, done)
+        if not isinstance(request, list):
+            raise errors.NetworkAllocationFailed(reason=f"unreadable networks request {request!r}")
+        return [self._one(instance, item, done) for item in request]
+
+    def _auto(self, instance: Instance, done: Allocation) -> list[Requested]:
+        own = self._call(self.client.list_networks, project_id=instance.project_id, shared=False)
+        shared = self._call(self.client.list_networks, shared=True)
+        usable = {n["id"]: n for n in [*own, *shared] if not n.get("router:external")}
+        if len(usable) > 1:
+            raise errors.NetworkAmbiguous()
+        for network_id, network in usable.items():
+            if not network.get("subnets"):
+                raise errors.NetworkRequiresSubnet(network_id=network_id)
+        done.networks.update(usable)
+        return [Requested(network_id) for network_id in usable]
+
+    def _one(self, instance: Instance, item: dict[str, Any], done: Allocation) -> Requested:
+        port_id = item.get("port")
+        if port_id:
+            port = self._user_port(instance, str(port_id))
+            self._network(instance, port["network_id"], done, owned_port=True)
+            return Requested(port["network_id"], port_id=port["id"])
+        network_id = str(item.get("uuid") or "")
+        self._network(instance, network_id, done)
+        return Requested(network_id, fixed_ip=item.get("fixed_ip"))
+
+    def _network(
+        self, instance: Instance, network_id: str, done: Allocation, owned_port: bool = False
+    ) -> None:
+        """Known, visible to the project, not someone's external network, with a subnet."""
+        missing = errors.NetworkNotFound(network_id=network_id)
+        network = self._call(self.client.show_network, network_id, missing=missing)
+        mine = network.get("project_id") == instance.project_id or network.get("shared")
+        if not (mine or owned_port):
+            if network.get("router:external"):
+                raise errors.ExternalNetworkAttachForbidden(network_id=network_id)
+            raise errors.NetworkNotFound(network_id=network_id)
+        if not network.get("subnets") and not owned_port:
+            raise errors.NetworkRequiresSubnet(network_id=network_id)
+        done.networks[network_id] = network
+
+    def _user_port(self, instance: Instance, port_id: str) -> dict[str, Any]:
+        missing = errors.PortNotFound(port_id=port_id)
+        port: dict[str, Any] = self._call(self.client.show_port, port_id, missing=missing)
+        if port.get("project_id") != instance.project_id:
+            raise errors.PortNotFound(port_id=port_id)
+        if port.get("device_id") not in ("", None, instance.uuid):
+            raise errors.PortInUse(port_id=port_id)
+        return port
+
+    def _security_groups(self, instance: Instance) -> list[str] | None:
+        """Ids of the groups asked for by name; None for the default group alone
+        (the network service gives a new port its project's default)."""
+        names = json.loads(instance.system_metadata.get("security_groups", '["default"]'))
+        if names == ["default"]:
+            return None
+        ids = []
+        for name in names:
+            found = self._call(
+                self.client.list_security_groups, project_id=instance.project_id, name=name
+            )
+            if not found:
+                raise errors.SecurityGroupNotFound(name=name, project_id=instance.project_id)
+            if len(found) > 1:
+                raise errors.SecurityGroupNotUnique(name=name)
+            ids.append(found[0]["id"])
+        return ids
+
+    # -- changes ----------------------------------------------------------------
+    def _binding(self, instance: Instance) -> dict[str, Any]:
+        zone = instance.availability_zone or self.default_zone
+        return {"device_id": instance.uuid, "device_owner": f"compute:{zone}",
+                "binding:host_id": self.host}  # fmt: skip
+
+    def _create(
+        self, instance: Instance, asked: Requested, groups: list[str] | None
+    ) -> dict[str, Any]:
+        attrs = {"network_id": asked.network_id, "project_id": instance.project_id,
+                 **self._binding(instance)}  # fmt: skip
+        if asked.fixed_ip:
+            attrs["fixed_ips"] = [{"ip_address": asked.fixed_ip}]
+        if groups is not None:
+            attrs["security_groups"] = groups
+        port: dict[str, Any] = self._call(self.client.create_port, attrs)
+        return port
+
+    def _take_over(self, instance: Instance, port_id: str) -> dict[str, Any]:
+        port: dict[str, Any] = self._call(self.client.update_port, port_id, self._binding(instance))
+        return port
+
+    def _give_back(self, port_id: str, *, delete: bool, quiet: bool = True) -> None:
+        """Delete or unbind; a port already gone is fine. ``quiet``: log other
+        failures instead of raising (an undo must not hide the first error)."""
+        try:
+            if delete:
+                self.client.delete_port(port_id)
+            else:
+                self.client.update_port(port_id, UNBIND)
+        except NotInNetworkService:
+            return
+        except exception.SaphiraError:
+            if not quiet:
+                raise
+            LOG.exception("could not %s port %s", "delete" if delete else "unbind", port_id)
+
+    def _call(
+        self, method: Any, *args: Any, missing: errors.BuildAborted | None = None, **kwargs: Any
+    ) -> Any:
+        """A refusal or an unreachable service is the request's fault, not this host's:
+        ``missing`` for a 404, the network service's own message otherwise."""
+        try:
+            return method(*args, **kwargs)
+        except NotInNetworkService as error:
+            raise missing or errors.NetworkAllocationFailed(reason=error.message) from None
+        except (NetworkRefused, exception.ServiceUnavailable) as error:
+            raise errors.NetworkAllocationFailed(reason=error.message) from None

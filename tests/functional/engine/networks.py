@@ -1,0 +1,95 @@
+"""The network service beside the in-process plane: served over HTTP with the
+plane's identity, so the compute hosts' NetworkClient talks to the real API.
+
+No agents run: ``wire(host)`` records an L2 agent's heartbeat (so ports bind
+to that host) and ``plugged(host, ports)`` is the agent's report that they are
+wired, which is what turns them ACTIVE and tells the compute API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import requests
+
+from saphira.api.auth import LocalValidator
+from saphira.api.network import build_app, build_backend
+from saphira.api.network.app import Backend
+from saphira.common.network_client import NetworkClient
+from saphira.context import RequestContext
+from saphira.db.network import sync
+from saphira.netsvc.agents import OVS_AGENT, AgentRegistry
+from saphira.netsvc.nova_notifier import NovaNotifier
+from saphira.netsvc.plugin_rpc import PluginEndpoint
+from tests.functional.engine.conftest import Plane
+from tests.functional.identity.server import serve
+
+BRIDGE = "br-sxtest"
+
+
+@dataclass
+class Neutron:
+    url: str
+    backend: Backend
+    token: Callable[[], str]  # the admin's
+    compute_url: str
+
+    def ok(self, method: str, path: str, status: int = 200, body: Any = None) -> Any:
+        response = requests.request(method, f"{self.url}/v2.0{path}", json=body, timeout=30,
+                                    headers={"X-Auth-Token": self.token()})  # fmt: skip
+        assert response.status_code == status, response.text
+        return response.json() if response.content else None
+
+    def network(self, name: str, project_id: str, cidr: str, **attrs: Any) -> dict[str, Any]:
+        """A network with one IPv4 subnet."""
+        body = {"network": {"name": name, "project_id": project_id, **attrs}}
+        network: dict[str, Any] = self.ok("POST", "/networks", 201, body)["network"]
+        subnet = {"network_id": network["id"], "cidr": cidr, "ip_version": 4,
+                  "project_id": project_id}  # fmt: skip
+        self.ok("POST", "/subnets", 201, {"subnet": subnet})
+        return network
+
+    def port(self, network_id: str, project_id: str, **attrs: Any) -> dict[str, Any]:
+        body = {"port": {"network_id": network_id, "project_id": project_id, **attrs}}
+        port: dict[str, Any] = self.ok("POST", "/ports", 201, body)["port"]
+        return port
+
+    def ports(self, **filters: str) -> list[dict[str, Any]]:
+        query = "&".join(f"{key}={value}" for key, value in filters.items())
+        found: list[dict[str, Any]] = self.ok("GET", f"/ports?{query}")["ports"]
+        return found
+
+    def show_port(self, port_id: str) -> dict[str, Any]:
+        port: dict[str, Any] = self.ok("GET", f"/ports/{port_id}")["port"]
+        return port
+
+    def wire(self, host: str) -> None:
+        registry = AgentRegistry(self.backend.db, self.backend.settings)
+        registry.report_state(OVS_AGENT, "neutron-openvswitch-agent", host,
+                              {"bridge_mappings": {"physnet1": BRIDGE}})  # fmt: skip
+
+    def plugged(self, host: str, port_ids: list[str]) -> None:
+        """The L2 agent's report, through the service's endpoint and its notifier."""
+        notifier = NovaNotifier(self.compute_url, self.token)
+        endpoint = PluginEndpoint(
+            self.backend.db, self.backend.settings, self.backend.enforcer, notifier
+        )
+        endpoint.ports_status(RequestContext(), host, port_ids, [])
+
+
+@contextmanager
+def serve_network(plane: Plane) -> Iterator[Neutron]:
+    """Compute hosts added from now on get NICs from this service."""
+    backend = build_backend(plane.conf)
+    sync(backend.db.engine)
+    validator = LocalValidator(plane.api.identity.backend)
+    admin = lambda: plane.api.token("admin")  # noqa: E731 - a token provider
+    try:
+        with serve(build_app(plane.conf, validator, backend)) as url, serve(plane.api.app) as api:
+            plane.network = NetworkClient(url, admin)
+            yield Neutron(url, backend, admin, f"{api}/v2.1")
+    finally:
+        backend.db.engine.dispose()

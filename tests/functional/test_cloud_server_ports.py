@@ -1,0 +1,91 @@
+"""`saphira up` with its provider network: the real CLI puts servers on it.
+
+Fake guests (no taps), but real ports: made or taken over by the compute
+agent, bound to the host whose L2 agent maps the provider bridge, shown as
+the server's addresses, and deleted (or only unbound, for the user's own
+port) with the server. The cloud has a bridge of its own, removed afterwards
+with the DHCP namespace and dnsmasq it leaves behind.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
+from saphira.privsep.runner import run
+from tests.functional.cloud import Cloud, start_cloud
+from tests.integration.libvirt.guests import qemu_reachable_dir
+
+pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("ovs")]
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
+    bridge = f"sxbr{secrets.token_hex(4)}"
+    cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
+    conf = tmp_path_factory.mktemp("conf") / "network.conf"
+    conf.write_text(f"[ovs]\nbridge_mappings = physnet1:{bridge}\n[provider]\ncidr = {cidr}\n")
+    with qemu_reachable_dir("ports") as root:
+        running = start_cloud(str(root), ["--provider-network", "--config-file", str(conf)])
+        try:
+            _flavor_and_image(running, tmp_path_factory.mktemp("image"))
+            yield running
+            assert running.stop() == 0, running.log()
+        finally:
+            running.kill()
+            DhcpAgent(running.state_dir, mapped_bridges({"physnet1": bridge})).sync([])
+            run(["ovs-vsctl", "--if-exists", "del-br", bridge])
+
+
+def _flavor_and_image(cloud: Cloud, where: Path) -> None:
+    cloud.openstack("flavor", "create", "--vcpus", "1", "--ram", "64", "--disk", "1", "tiny")
+    disk = where / "tiny.raw"
+    disk.write_bytes(b"\0" * 4096)
+    cloud.openstack("image", "create", "--public", "--disk-format", "raw",
+                    "--container-format", "bare", "--file", str(disk), "tiny")  # fmt: skip
+
+
+def _boot(cloud: Cloud, name: str, *nic: str) -> dict[str, Any]:
+    server: dict[str, Any] = cloud.openstack(
+        "server", "create", "--flavor", "tiny", "--image", "tiny", *nic, "--wait", name,
+        "-f", "json", cloud="demo",
+    )  # fmt: skip
+    assert server["status"] == "ACTIVE", server
+    return server
+
+
+def _ports(cloud: Cloud, server_id: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = cloud.openstack(
+        "port", "list", "--device-id", server_id, "--long", "-f", "json"
+    )
+    return found
+
+
+def test_a_server_on_the_provider_network(cloud: Cloud) -> None:
+    server = _boot(cloud, "on-provider", "--network", "provider")
+    (port,) = _ports(cloud, server["id"])
+    ip = port["Fixed IP Addresses"][0]["ip_address"]
+    assert server["addresses"] == {"provider": [ip]}
+    shown = cloud.openstack("port", "show", port["ID"], "-f", "json")
+    assert shown["binding_host_id"] and shown["binding_vif_type"] == "ovs"
+    assert shown["device_owner"] == "compute:nova"
+
+    cloud.openstack("server", "delete", "--wait", server["id"], cloud="demo")
+    assert _ports(cloud, server["id"]) == []
+
+
+def test_a_users_port_outlives_the_server(cloud: Cloud) -> None:
+    port = cloud.openstack("port", "create", "--network", "provider", "mine", "-f", "json",
+                           cloud="demo")  # fmt: skip
+    server = _boot(cloud, "on-my-port", "--port", "mine")
+    assert server["addresses"] == {"provider": [port["fixed_ips"][0]["ip_address"]]}
+    cloud.openstack("server", "delete", "--wait", server["id"], cloud="demo")
+    kept = cloud.openstack("port", "show", "mine", "-f", "json", cloud="demo")
+    assert (kept["device_id"], kept["device_owner"]) == ("", "")
+    cloud.openstack("port", "delete", "mine", cloud="demo")
