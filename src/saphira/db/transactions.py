@@ -26,12 +26,11 @@ READ_COMMITTED = "READ COMMITTED"
 class Database:
     """Sessions on one engine: ``reader()`` and ``writer()`` transactions."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, read_committed: bool = True) -> None:
         self.engine = engine
         self.is_sqlite = engine.dialect.name == "sqlite"
-        bound = (
-            engine if self.is_sqlite else engine.execution_options(isolation_level=READ_COMMITTED)
-        )
+        server = not self.is_sqlite and read_committed
+        bound = engine.execution_options(isolation_level=READ_COMMITTED) if server else engine
         self._sessions = sessionmaker(bound, expire_on_commit=False)
 
     @contextmanager

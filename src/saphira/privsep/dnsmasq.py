@@ -27,3 +27,8 @@ def terminate(pid: int) -> None:
 
 def kill(pid: int) -> None:
     run(["kill", "-KILL", str(pid)], check=False)
+
+
+def release(namespace: str, device: str, ip: str, mac: str) -> None:
+    """Drop one IPv4 lease from a running dnsmasq (dnsmasq-utils' dhcp_release)."""
+    run(["dhcp_release", device, ip, mac], namespace=namespace)

@@ -152,3 +152,21 @@ def test_a_removed_network_leaves_nothing_behind(served: Served) -> None:
     assert report.stopped == [served.network.network_id], report
     network = served.network
     assert_nothing_left(served.root, network.network_id, network.dhcp_port.port_id)
+
+
+def test_an_address_freed_by_a_deleted_port_goes_to_the_next_port(
+    served: Served, tmp_path: Path
+) -> None:
+    """The old port's lease is released (dhcp_release), not left to expire in a day."""
+    served.agent().sync([served.network])
+    old = served.network.hosts[0]
+    with guest(served.bridge, old.mac_address) as vm:
+        got = lease(vm, tmp_path)
+    assert got is not None and got["ip"] == "10.77.0.10"
+    successor = host("10.77.0.10")
+    served.network = dataclasses.replace(served.network, hosts=[successor])
+    report = served.agent().sync([served.network])
+    assert report.reloaded == [served.network.network_id], report
+    with guest(served.bridge, successor.mac_address) as vm:
+        got = lease(vm, tmp_path)
+    assert got is not None and got["ip"] == "10.77.0.10"

@@ -1,23 +1,15 @@
 """The placement database: providers, inventories, consumers, allocations,
 custom classes and traits, in its own Alembic history (Placement is its own
-service with its own database, as in OpenStack).
-
-Writers on SQLite start with BEGIN IMMEDIATE: a deferred transaction that
-read first and writes later fails at once ("database is locked") when
-another thread wrote in between, whatever the busy timeout.
+service with its own database, as in OpenStack). Sessions come from
+``saphira.db.transactions`` (BEGIN IMMEDIATE writers on SQLite).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
 
-from saphira.db import migration, urls
+from saphira.db import migration, transactions, urls
 
 
 def database_url(conf: cfg.ConfigOpts) -> str:
@@ -33,31 +25,12 @@ def sync(engine: Engine) -> None:
     migration.upgrade("placement", engine)
 
 
-class Database:
-    """Sessions on one engine: ``reader()`` and ``writer()`` transactions."""
+class Database(transactions.Database):
+    """Placement keeps the server's own isolation level: its writes are
+    compare-and-swap on provider generations, which hold under any level."""
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self.is_sqlite = engine.dialect.name == "sqlite"
-
-    @contextmanager
-    def reader(self) -> Iterator[Session]:
-        with self._sessions() as session:  # closing ends the transaction, objects stay loaded
-            yield session
-
-    @contextmanager
-    def writer(self) -> Iterator[Session]:
-        """One transaction, committed on success, rolled back on any error."""
-        with self._sessions() as session:
-            if self.is_sqlite:
-                session.execute(sa.text("BEGIN IMMEDIATE"))
-            try:
-                yield session
-                session.commit()
-            except BaseException:
-                session.rollback()
-                raise
+        super().__init__(engine, read_committed=False)
 
 
 __all__ = ["Database", "database_url", "make_placement_engine", "sync"]

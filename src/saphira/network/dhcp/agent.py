@@ -21,6 +21,7 @@ from saphira.network.dhcp.files import (
 )
 from saphira.network.dhcp.interface import InterfaceDriver, Plug, interface_driver
 from saphira.objects.network import DhcpNetwork
+from saphira.privsep import dnsmasq
 
 LOG = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -35,6 +36,13 @@ class Wire:
 
 
 Wiring = Callable[[DhcpNetwork], Wire]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        return ""
 
 
 def mapped_bridges(bridge_mappings: dict[str, str]) -> Wiring:
@@ -114,6 +122,7 @@ class DhcpAgent:
         namespace = config.namespace_name(network.network_id)
         ensure_dir(files.directory)
         rewired = self.interface.plug(self._plug(network))
+        gone = config.released_leases(_read(files.hosts), config.hosts_file(network))
         changed = write_if_changed(files.hosts, config.hosts_file(network))
         changed = write_if_changed(files.opts, config.opts_file(network)) or changed
         argv = config.dnsmasq_argv(network, files, self.lease_seconds)
@@ -127,9 +136,21 @@ class DhcpAgent:
             report.restarted.append(network.network_id)
         elif changed:
             process.reload(pid)
+            self._release(network, gone)
             report.reloaded.append(network.network_id)
         else:
             report.unchanged.append(network.network_id)
+
+    def _release(self, network: DhcpNetwork, gone: list[tuple[str, str]]) -> None:
+        """Leases of removed hosts go at once, as Neutron's agent does: otherwise the
+        next port given the same address gets no answer until the old lease ends."""
+        namespace = config.namespace_name(network.network_id)
+        device = config.device_name(network.dhcp_port.port_id)
+        for mac, ip in gone:
+            try:
+                dnsmasq.release(namespace, device, ip, mac)
+            except SaphiraError as error:
+                LOG.warning("lease of %s (%s) not released: %s", ip, mac, error)
 
     def _plug(self, network: DhcpNetwork) -> Plug:
         wire = self.wiring(network)

@@ -59,6 +59,17 @@ def hosts_file(network: DhcpNetwork) -> str:
     return "".join(f"{line}\n" for line in lines)
 
 
+def released_leases(old_hosts: str, new_hosts: str) -> list[tuple[str, str]]:
+    """(mac, IPv4) of host lines the new hosts file drops: their leases must go."""
+    kept = set(new_hosts.splitlines())
+    gone = []
+    for line in old_hosts.splitlines():
+        mac, _name, ip = line.split(",", 2)
+        if line not in kept and not ip.startswith("["):
+            gone.append((mac, ip))
+    return gone
+
+
 def _host_line(host: DhcpHost, ip: str) -> str:
     address = ipaddress.ip_address(ip)
     name = host.hostname if _HOSTNAME.match(host.hostname) else _derived_name(address)
