@@ -18,7 +18,7 @@ import pytest
 from saphira.devtools.guest_image import BOOTED, POWER_OFF
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_reachable_dir
-from tests.integration.libvirt.test_driver_lifecycle import qemu_pids
+from tests.integration.libvirt.test_driver_lifecycle import qemu_gone
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 TIMEOUT = 180.0
@@ -183,6 +183,6 @@ def assert_nothing_left(instances: Path, uuids: list[str]) -> None:
         conn.close()
     for uuid in uuids:
         assert uuid not in domains
-        assert qemu_pids(uuid) == []
+        assert qemu_gone(uuid) == []
         assert not (instances / uuid).exists()
         assert not (instances / f"{uuid}_resize").exists()
