@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,47 @@ def test_a_users_port_outlives_the_server(cloud: Cloud) -> None:
     kept = cloud.openstack("port", "show", "mine", "-f", "json", cloud="demo")
     assert (kept["device_id"], kept["device_owner"]) == ("", "")
     cloud.openstack("port", "delete", "mine", cloud="demo")
+
+
+def _until(condition: Callable[[], bool], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
+        time.sleep(0.5)
+
+
+def test_ports_and_networks_added_to_and_removed_from_a_server(cloud: Cloud) -> None:
+    server = _boot(cloud, "nics", "--network", "provider")
+    extra = cloud.openstack("port", "create", "--network", "provider", "extra", "-f", "json",
+                            cloud="demo")  # fmt: skip
+    cloud.openstack("server", "add", "port", server["id"], "extra", cloud="demo")
+    cloud.openstack("server", "add", "network", server["id"], "provider", cloud="demo")
+    ports = _ports(cloud, server["id"])
+    assert len(ports) == 3 and extra["id"] in {port["ID"] for port in ports}
+    shown = cloud.openstack("server", "show", server["id"], "-f", "json", cloud="demo")
+    assert len(shown["addresses"]["provider"]) == 3
+
+    cloud.openstack("server", "remove", "port", server["id"], "extra", cloud="demo")
+    _until(lambda: len(_ports(cloud, server["id"])) == 2)
+    kept = cloud.openstack("port", "show", "extra", "-f", "json", cloud="demo")
+    assert (kept["device_id"], kept["device_owner"]) == ("", "")
+    cloud.openstack("server", "remove", "network", server["id"], "provider", cloud="demo")
+    _until(lambda: _ports(cloud, server["id"]) == [])
+    shown = cloud.openstack("server", "show", server["id"], "-f", "json", cloud="demo")
+    assert shown["addresses"] == {}
+
+    cloud.openstack("server", "delete", "--wait", server["id"], cloud="demo")
+    cloud.openstack("port", "delete", "extra", cloud="demo")
+
+
+def test_security_groups_added_to_and_removed_from_a_server(cloud: Cloud) -> None:
+    server = _boot(cloud, "guarded", "--network", "provider")
+    cloud.openstack("security", "group", "create", "web", cloud="demo")
+    cloud.openstack("server", "add", "security", "group", server["id"], "web", cloud="demo")
+    shown = cloud.openstack("server", "show", server["id"], "-f", "json", cloud="demo")
+    assert sorted(g["name"] for g in shown["security_groups"]) == ["default", "web"]
+    cloud.openstack("server", "remove", "security", "group", server["id"], "web", cloud="demo")
+    shown = cloud.openstack("server", "show", server["id"], "-f", "json", cloud="demo")
+    assert shown["security_groups"] == [{"name": "default"}]
+    cloud.openstack("server", "delete", "--wait", server["id"], cloud="demo")
+    cloud.openstack("security", "group", "delete", "web", cloud="demo")

@@ -32,6 +32,10 @@ class NetworkBadRequest(NetworkRefused, exception.BadRequest):
     pass
 
 
+class NetworkForbidden(NetworkRefused, exception.Forbidden):
+    pass
+
+
 class NetworkNotFound(NetworkRefused, exception.NotFound):
     pass
 
@@ -42,6 +46,7 @@ class NetworkConflict(NetworkRefused, exception.Conflict):
 
 _BY_STATUS: dict[int, type[NetworkRefused]] = {
     400: NetworkBadRequest,
+    403: NetworkForbidden,
     404: NetworkNotFound,
     409: NetworkConflict,
 }
@@ -99,6 +104,29 @@ class NetworkClient:
     # -- security groups --------------------------------------------------------
     def list_security_groups(self, **filters: Filter) -> list[dict[str, Any]]:
         return self._list("security-groups", filters, key="security_groups")
+
+    def show_security_group(self, group_id: str) -> dict[str, Any]:
+        return self._one("GET", f"security-groups/{group_id}", "security_group")
+
+    def create_security_group(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return self._one("POST", "security-groups", "security_group", {"security_group": attrs})
+
+    def update_security_group(self, group_id: str, attrs: dict[str, Any]) -> dict[str, Any]:
+        body = {"security_group": attrs}
+        return self._one("PUT", f"security-groups/{group_id}", "security_group", body)
+
+    def delete_security_group(self, group_id: str) -> None:
+        self._call("DELETE", f"security-groups/{group_id}")
+
+    def show_security_group_rule(self, rule_id: str) -> dict[str, Any]:
+        return self._one("GET", f"security-group-rules/{rule_id}", "security_group_rule")
+
+    def create_security_group_rule(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        body = {"security_group_rule": attrs}
+        return self._one("POST", "security-group-rules", "security_group_rule", body)
+
+    def delete_security_group_rule(self, rule_id: str) -> None:
+        self._call("DELETE", f"security-group-rules/{rule_id}")
 
     # -- the wire -------------------------------------------------------------
     def _list(

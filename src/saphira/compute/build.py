@@ -51,6 +51,24 @@ def _reason(error: BaseException) -> str:
     return getattr(error, "message", None) or str(error)
 
 
+def wait_plugged(waiter: Waiter, plugging: VifPlugging, host: str) -> None:
+    """Until the waiter's ports are reported plugged; VirtualInterfaceCreateFailed
+    when one failed, or never came and ``plugging`` says that is fatal."""
+    outcome = waiter.wait(plugging.timeout)
+    if outcome.failed:
+        ports = ", ".join(tag for _, tag in outcome.failed)
+        raise VirtualInterfaceCreateFailed(
+            host=host, reason=f"the network service could not plug port(s) {ports}"
+        )
+    if outcome.missing:
+        ports = ", ".join(tag for _, tag in outcome.missing)
+        why = (f"port(s) {ports} never came up: no network-vif-plugged event within "
+               f"{plugging.timeout} s")  # fmt: skip
+        if plugging.fatal:
+            raise VirtualInterfaceCreateFailed(host=host, reason=why)
+        LOG.warning("%s: %s; going on anyway", waiter.instance_uuid, why)
+
+
 class BuildMixin:
     host: str
     drivers: dict[str, ComputeDriver]
@@ -148,19 +166,7 @@ class BuildMixin:
             waiter.close()
 
     def _plugged(self, waiter: Waiter) -> None:
-        outcome = waiter.wait(self.plugging.timeout)
-        if outcome.failed:
-            ports = ", ".join(tag for _, tag in outcome.failed)
-            raise VirtualInterfaceCreateFailed(
-                host=self.host, reason=f"the network service could not plug port(s) {ports}"
-            )
-        if outcome.missing:
-            ports = ", ".join(tag for _, tag in outcome.missing)
-            why = (f"port(s) {ports} never came up: no network-vif-plugged event within "
-                   f"{self.plugging.timeout} s")  # fmt: skip
-            if self.plugging.fatal:
-                raise VirtualInterfaceCreateFailed(host=self.host, reason=why)
-            LOG.warning("%s: %s; starting the guest anyway", waiter.instance_uuid, why)
+        wait_plugged(waiter, self.plugging, self.host)
 
     def _undo(
         self, ctxt: RequestContext, driver: ComputeDriver, instance: Instance, ports: Allocation

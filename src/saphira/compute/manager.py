@@ -4,8 +4,9 @@ Every action follows its transition-table row: the API has set the first
 task_state; the agent advances through the remaining steps, calls the
 driver, and finishes (or fails, with a fault) through the conductor. The
 agent never touches a database. The build is ``build.BuildMixin``, resize
-``resize.ResizeMixin``; every call that (re)defines a guest gets its NICs from
-the instance's info cache.
+``resize.ResizeMixin``, NIC attach and detach ``interfaces.InterfaceMixin``;
+every call that (re)defines a guest gets its NICs from the instance's info
+cache.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from saphira.compute import resize
 from saphira.compute.build import BuildMixin, VifPlugging
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents
 from saphira.compute.images import image_meta
+from saphira.compute.interfaces import InterfaceMixin, NicLocks
 from saphira.compute.network import Networking
 from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
@@ -39,7 +41,7 @@ LOG = logging.getLogger(__name__)
 Work = Callable[[ComputeDriver, Instance], None]
 
 
-class ComputeManager(BuildMixin, resize.ResizeMixin):
+class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
     target = endpoint_target(ComputeAPI.RPC_API_VERSION)
 
     def __init__(
@@ -62,6 +64,7 @@ class ComputeManager(BuildMixin, resize.ResizeMixin):
         self.network = network
         self.plugging = plugging or VifPlugging()
         self.events = InstanceEvents()
+        self.nic_locks = NicLocks()
 
     def driver_for(self, instance: Instance) -> ComputeDriver:
         driver = self.drivers.get(instance.node or "")

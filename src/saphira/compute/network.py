@@ -35,6 +35,9 @@ LOG = logging.getLogger(__name__)
 AUTO, NONE = "auto", "none"
 UNBIND = {"device_id": "", "device_owner": "", "binding:host_id": None, "binding:profile": None}
 NOT_BOUND = ("binding_failed", "unbound")
+# Refusals Nova answers differently from the network service: a quota is its
+# PortLimitExceeded (403), an exhausted subnet its NoMoreFixedIps (400).
+_REFUSALS = {"OverQuota": 403, "IpAddressGenerationFailure": 400}
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class Requested:
     network_id: str
     port_id: str | None = None  # the user's port (on network_id)
     fixed_ip: str | None = None
+    tag: str | None = None
 
 
 @dataclass
@@ -51,12 +55,14 @@ class Allocation:
     ports: list[dict[str, Any]] = field(default_factory=list)
     created: set[str] = field(default_factory=set)
     networks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tags: dict[str, str] = field(default_factory=dict)  # port id -> the user's device tag
 
     def vifs(self) -> list[InstanceVIF]:
         return [
-            instance_vif(port, self.networks[port["network_id"]], port["id"] not in self.created)
+            instance_vif(port, self.networks[port["network_id"]], port["id"] not in self.created,
+                         self.tags.get(port["id"]))
             for port in self.ports
-        ]
+        ]  # fmt: skip
 
 
 def wanted(instance: Instance, passed: Any = None) -> Any:
@@ -84,11 +90,13 @@ class Networking:
             groups = self._security_groups(instance) if creates else None
             for asked in requests:
                 if asked.port_id:
-                    done.ports.append(self._take_over(instance, asked.port_id))
+                    port = self._take_over(instance, asked.port_id)
                 else:
                     port = self._create(instance, asked, groups)
                     done.created.add(port["id"])
-                    done.ports.append(port)
+                done.ports.append(port)
+                if asked.tag:
+                    done.tags[port["id"]] = asked.tag
             for port in done.ports:
                 if port.get("binding:vif_type") in NOT_BOUND:
                     raise errors.PortBindingFailed(
@@ -103,6 +111,11 @@ class Networking:
         """Undo an allocation: delete the ports made, unbind the user's."""
         for port in done.ports:
             self._give_back(port["id"], delete=port["id"] in done.created)
+
+    def detach(self, vif: InstanceVIF) -> None:
+        """One NIC's port after it left the guest: deleted if made for the server,
+        unbound if the user brought it (as Nova's deallocate_port_for_instance)."""
+        self._give_back(vif.port_id, delete=not vif.preserve_on_delete, quiet=False)
 
     # -- delete ---------------------------------------------------------------
     def deallocate(self, instance: Instance) -> None:
@@ -135,14 +148,14 @@ class Networking:
         return [Requested(network_id) for network_id in usable]
 
     def _one(self, instance: Instance, item: dict[str, Any], done: Allocation) -> Requested:
-        port_id = item.get("port")
+        port_id, tag = item.get("port"), item.get("tag")
         if port_id:
             port = self._user_port(instance, str(port_id))
             self._network(instance, port["network_id"], done, owned_port=True)
-            return Requested(port["network_id"], port_id=port["id"])
+            return Requested(port["network_id"], port_id=port["id"], tag=tag)
         network_id = str(item.get("uuid") or "")
         self._network(instance, network_id, done)
-        return Requested(network_id, fixed_ip=item.get("fixed_ip"))
+        return Requested(network_id, fixed_ip=item.get("fixed_ip"), tag=tag)
 
     def _network(
         self, instance: Instance, network_id: str, done: Allocation, owned_port: bool = False
@@ -231,6 +244,9 @@ class Networking:
         try:
             return method(*args, **kwargs)
         except NotInNetworkService as error:
-            raise missing or errors.NetworkAllocationFailed(reason=error.message) from None
-        except (NetworkRefused, exception.ServiceUnavailable) as error:
-            raise errors.NetworkAllocationFailed(reason=error.message) from None
+            raise missing or errors.NetworkAllocationFailed(error.message, 404) from None
+        except NetworkRefused as error:
+            code = _REFUSALS.get(error.neutron_type, error.code)
+            raise errors.NetworkAllocationFailed(error.message, code) from None
+        except exception.ServiceUnavailable as error:
+            raise errors.NetworkAllocationFailed(error.message, error.code) from None

@@ -8,7 +8,9 @@ from saphira.objects import Instance, InstanceVIF
 from saphira.virt.types import VIF, NetworkInfo
 
 
-def instance_vif(port: dict[str, Any], network: dict[str, Any], preserve: bool) -> InstanceVIF:
+def instance_vif(
+    port: dict[str, Any], network: dict[str, Any], preserve: bool, tag: str | None = None
+) -> InstanceVIF:
     """``port`` and its ``network`` as the network service shows them to an admin."""
     details = port.get("binding:vif_details") or {}
     mtu = network.get("mtu")
@@ -23,15 +25,16 @@ def instance_vif(port: dict[str, Any], network: dict[str, Any], preserve: bool) 
         mtu=int(mtu) if mtu else None,
         active=port.get("status") == "ACTIVE",
         preserve_on_delete=preserve,
+        tag=tag,
     )
 
 
 def network_info(instance: Instance) -> NetworkInfo:
     """The guest's NICs, from the info cache (no call to the network service)."""
-    return tuple(_vif(cached) for cached in instance.network_info)
+    return tuple(driver_vif(cached) for cached in instance.network_info)
 
 
-def _vif(cached: InstanceVIF) -> VIF:
+def driver_vif(cached: InstanceVIF) -> VIF:
     return VIF(
         id=cached.port_id,
         address=cached.mac_address,

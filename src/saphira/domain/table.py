@@ -36,6 +36,8 @@ class Action(enum.StrEnum):
     LOCK = "lock"
     UNLOCK = "unlock"
     UPDATE_METADATA = "update_metadata"
+    ATTACH_INTERFACE = "attach_interface"
+    DETACH_INTERFACE = "detach_interface"
 
 
 class Prior(enum.Enum):
@@ -176,6 +178,11 @@ TABLE: Mapping[Action, Rule] = {
              task_states=_ANY_TASK, must_have_launched=False, lock_checked=False),
         _row(Action.UPDATE_METADATA, "update_metadata", frozenset({_A, _P, _U, _S}), (),
              _same(_A, _P, _U, _S), task_states=_ANY_TASK),
+        # No task_state: the agent serialises a server's NIC changes itself.
+        _row(Action.ATTACH_INTERFACE, "attach_interface", frozenset({_A, _P, _S}), (),
+             _same(_A, _P, _S)),
+        _row(Action.DETACH_INTERFACE, "detach_interface", frozenset({_A, _P, _S}), (),
+             _same(_A, _P, _S)),
     )
 }  # fmt: skip
 

@@ -3,7 +3,8 @@
 The compute agent writes one ``InstanceVIF`` per port when it builds the
 server; the compute API renders ``addresses`` from them, and every later
 action that (re)defines the guest plugs the same NICs without asking the
-network service again.
+network service again. 1.1: ``tag``, the device tag the user gave the NIC
+(os-interface from 2.49), shown again from 2.70.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from saphira.objects.base import SaphiraObject
 
 @dataclasses.dataclass
 class InstanceVIF(SaphiraObject):
-    VERSION = "1.0"
+    VERSION = "1.1"
 
     port_id: str
     mac_address: str
@@ -27,3 +28,4 @@ class InstanceVIF(SaphiraObject):
     mtu: int | None = None  # the network's
     active: bool = False  # the port was ACTIVE: no network-vif-plugged event will come
     preserve_on_delete: bool = False  # the user brought the port: unbind it, never delete it
+    tag: str | None = None

@@ -65,6 +65,18 @@ _RULES: list[tuple[str, str, str, str]] = [
     (f"{_P}os-instance-actions:list", READER_OR_ADMIN, "GET", "/servers/{id}/os-instance-actions"),
     (f"{_P}os-instance-actions:show", READER_OR_ADMIN, "GET",
      "/servers/{id}/os-instance-actions/{request_id}"),
+    (f"{_P}os-networks:list", READER_OR_ADMIN, "GET", "/os-networks"),
+    (f"{_P}os-networks:show", READER_OR_ADMIN, "GET", "/os-networks/{network_id}"),
+    (f"{_P}os-tenant-networks:list", READER_OR_ADMIN, "GET", "/os-tenant-networks"),
+    (f"{_P}os-tenant-networks:show", READER_OR_ADMIN, "GET", "/os-tenant-networks/{network_id}"),
+    (f"{_P}os-security-groups:get", READER_OR_ADMIN, "GET", "/os-security-groups"),
+    (f"{_P}os-security-groups:show", READER_OR_ADMIN, "GET", "/os-security-groups/{id}"),
+    (f"{_P}os-security-groups:create", MEMBER_OR_ADMIN, "POST", "/os-security-groups"),
+    (f"{_P}os-security-groups:update", MEMBER_OR_ADMIN, "PUT", "/os-security-groups/{id}"),
+    (f"{_P}os-security-groups:delete", MEMBER_OR_ADMIN, "DELETE", "/os-security-groups/{id}"),
+    (f"{_P}os-security-groups:rule:create", MEMBER_OR_ADMIN, "POST", "/os-security-group-rules"),
+    (f"{_P}os-security-groups:rule:delete", MEMBER_OR_ADMIN, "DELETE",
+     "/os-security-group-rules/{id}"),
 ]  # fmt: skip
 
 

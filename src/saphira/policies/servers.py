@@ -58,6 +58,13 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("os-server-tags:update", MEMBER_OR_ADMIN, "PUT", f"{_S}/tags/{{tag}}"),
     ("os-server-tags:delete_all", MEMBER_OR_ADMIN, "DELETE", f"{_S}/tags"),
     ("os-server-tags:delete", MEMBER_OR_ADMIN, "DELETE", f"{_S}/tags/{{tag}}"),
+    ("os-attach-interfaces:list", READER_OR_ADMIN, "GET", f"{_S}/os-interface"),
+    ("os-attach-interfaces:show", READER_OR_ADMIN, "GET", f"{_S}/os-interface/{{port_id}}"),
+    ("os-attach-interfaces:create", MEMBER_OR_ADMIN, "POST", f"{_S}/os-interface"),
+    ("os-attach-interfaces:delete", MEMBER_OR_ADMIN, "DELETE", f"{_S}/os-interface/{{port_id}}"),
+    ("os-security-groups:list", READER_OR_ADMIN, "GET", f"{_S}/os-security-groups"),
+    ("os-security-groups:add", MEMBER_OR_ADMIN, "POST", _ACTION),
+    ("os-security-groups:remove", MEMBER_OR_ADMIN, "POST", _ACTION),
 ]  # fmt: skip
 
 

@@ -164,11 +164,14 @@ class ComputeDriver(abc.ABC):
         self, instance: Instance, migration: Migration, network_info: NetworkInfo, power_on: bool
     ) -> None: ...
 
-    # -- network seam (the network issue plugs VIFs through these) -----------
+    # -- NICs of a guest that exists (os-interface) ----------------------------
     def attach_interface(self, instance: Instance, vif: VIF) -> None:
+        """Running or stopped; the NIC stays across restarts until detached, and a
+        failure leaves the guest without it."""
         raise NotImplementedError
 
     def detach_interface(self, instance: Instance, vif: VIF) -> None:
+        """A failure leaves the guest with it (the agent then keeps the port)."""
         raise NotImplementedError
 
     # -- events -------------------------------------------------------------

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
+from werkzeug.test import TestResponse
 
 from saphira.api.auth import LocalValidator
+from saphira.api.compute.app import ComputeApp
+from saphira.api.compute.state import ComputeState
 from saphira.api.network import build_app, build_backend
 from saphira.api.network.app import Backend
 from saphira.common.network_client import NetworkClient
@@ -24,6 +27,7 @@ from saphira.db.network import sync
 from saphira.netsvc.agents import OVS_AGENT, AgentRegistry
 from saphira.netsvc.nova_notifier import NovaNotifier
 from saphira.netsvc.plugin_rpc import PluginEndpoint
+from tests.functional.compute.servers_harness import check as _check
 from tests.functional.engine.conftest import Plane
 from tests.functional.identity.server import serve
 
@@ -80,9 +84,17 @@ class Neutron:
         endpoint.ports_status(RequestContext(), host, port_ids, [])
 
 
+def compute_state(plane: Plane) -> ComputeState:
+    """The compute API's state, behind its request-id and token middlewares."""
+    app = plane.api.app.app.app
+    assert isinstance(app, ComputeApp)
+    return app.state
+
+
 @contextmanager
 def serve_network(plane: Plane) -> Iterator[Neutron]:
-    """Compute hosts added from now on get NICs from this service."""
+    """Compute hosts added from now on get NICs from this service; the compute
+    API's proxies and server bodies ask it too."""
     backend = build_backend(plane.conf)
     sync(backend.db.engine)
     validator = LocalValidator(plane.api.identity.backend)
@@ -90,6 +102,34 @@ def serve_network(plane: Plane) -> Iterator[Neutron]:
     try:
         with serve(build_app(plane.conf, validator, backend)) as url, serve(plane.api.app) as api:
             plane.network = NetworkClient(url, admin)
+            compute_state(plane).network_url = url
             yield Neutron(url, backend, admin, f"{api}/v2.1")
     finally:
         backend.db.engine.dispose()
+
+
+# -- what the compute API's network tests share ---------------------------------
+def check(schema: dict[str, Any], response: TestResponse) -> Any:
+    """tempest's validator, after the status it expects (it lets errors through)."""
+    assert response.status_code in schema["status_code"], response.get_data(True)
+    return _check(schema, response)
+
+
+def refused(response: TestResponse, status: int, message: str) -> None:
+    """A fault in Nova's shape, with exactly this message."""
+    assert response.status_code == status, response.get_data(True)
+    (fault,) = response.get_json().values()
+    assert fault == {"code": status, "message": message}
+
+
+def project(plane: Plane) -> str:
+    return plane.api.project_id("demo")
+
+
+def server_on(plane: Plane, network: dict[str, Any]) -> str:
+    """An ACTIVE server of the demo project with one port on ``network``."""
+    response = plane.api.create(networks=[{"uuid": network["id"]}])
+    assert response.status_code == 202, response.get_data(True)
+    server_id = str(response.get_json()["server"]["id"])
+    plane.api.wait(server_id, "ACTIVE")
+    return server_id

@@ -46,6 +46,8 @@ NOVA: dict[Action, tuple[list[VmState] | None, list[TaskState | None] | None, bo
     Action.LOCK: (ANY, ANY, False, False),
     Action.UNLOCK: (ANY, ANY, False, False),
     Action.UPDATE_METADATA: ([V.ACTIVE, V.PAUSED, V.SUSPENDED, V.STOPPED], ANY, True, True),
+    Action.ATTACH_INTERFACE: ([V.ACTIVE, V.PAUSED, V.STOPPED], [None], True, True),
+    Action.DETACH_INTERFACE: ([V.ACTIVE, V.PAUSED, V.STOPPED], [None], True, True),
 }
 LIVE = [vm for vm in VmState if vm is not V.DELETED]
 TASKS: list[TaskState | None] = [None, *TaskState]

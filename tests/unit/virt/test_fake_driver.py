@@ -172,3 +172,23 @@ def test_loader_names_what_is_wrong() -> None:
     with pytest.raises(ConfigError, match=r"unknown driver 'vmware\.VMwareVCDriver'"):
         loader.driver_class("vmware.VMwareVCDriver")
     assert loader.driver_class("libvirt.LibvirtDriver").__name__ == "LibvirtDriver"
+
+
+def test_nics_are_attached_and_detached_once_each() -> None:
+    driver = FakeDriver("h1", "h1")
+    inst = _instance()
+    driver.spawn(inst, IMAGE, NICS)
+    extra = VIF("port-2", "fa:16:3e:00:00:02")
+    driver.attach_interface(inst, extra)
+    assert driver.guests[inst.uuid].vifs == ["port-1", "port-2"]
+    with pytest.raises(VirtError, match="already has port port-2"):
+        driver.attach_interface(inst, extra)
+    driver.detach_interface(inst, NICS[0])
+    with pytest.raises(VirtError, match="has no NIC of port port-1"):
+        driver.detach_interface(inst, NICS[0])
+    assert driver.guests[inst.uuid].vifs == ["port-2"]
+    driver.faults.fail("detach_interface", times=1)
+    with pytest.raises(InjectedFault):
+        driver.detach_interface(inst, extra)
+    with pytest.raises(GuestNotFound):
+        driver.attach_interface(_instance("u-2"), extra)

@@ -21,12 +21,16 @@ from saphira.api.compute import (
     hypervisors,
     instance_actions,
     keypairs,
+    networks,
     quota_classes,
     quotas,
+    security_groups,
     server_actions,
     server_groups,
+    server_interfaces,
     server_ips,
     server_metadata,
+    server_security_groups,
     servers,
     services,
     versions,
@@ -69,7 +73,11 @@ def build_compute_app(state: ComputeState) -> ComputeApp:
         *server_actions.routes(),
         *server_metadata.routes(),
         *server_ips.routes(),
+        *server_interfaces.routes(),
+        *server_security_groups.routes(),
         *instance_actions.routes(),
+        *networks.routes(),
+        *security_groups.routes(),
     ]
     return ComputeApp(rules, state)
 

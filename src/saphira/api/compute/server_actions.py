@@ -1,10 +1,10 @@
 """POST /servers/{id}/action: check the table, CAS the state, record, cast.
 
-Every action follows one path (``_run``): the transition table decides
-whether the instance may do it now (409 naming the current state, Nova's
-words), the compare-and-swap makes that decision stick against concurrent
-requests, an instance action records the request id, then the compute host
-(or the conductor, for resize) is told.
+Every action follows one path (``run``, which os-interface uses too): the
+transition table decides whether the instance may do it now (409 naming the
+current state, Nova's words), the compare-and-swap makes that decision stick
+against concurrent requests, an instance action records the request id, then
+the compute host (or the conductor, for resize) is told.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira.api.compute import server_create, server_lookup, server_schemas
+from saphira.api.compute import server_security_groups as groups
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, min_version, route
 from saphira.api.compute.common import canonical_ip
@@ -49,7 +50,7 @@ def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
     return found
 
 
-def _run(call: Call, found: server_lookup.Located, action: Action, **changes: Any) -> None:
+def run(call: Call, found: server_lookup.Located, action: Action, **changes: Any) -> None:
     """Check, compare-and-swap and record ``action``; raises the 409 Nova raises."""
     instance = found.instance
     rule = transitions.rule(action)
@@ -77,7 +78,7 @@ def _cast(call: Call, found: server_lookup.Located, method: str, **kwargs: Any) 
 def _simple(call: Call, server_id: str, key: str, _body: Any) -> Response:
     rule, action, method = _SIMPLE[key]
     found = _placed(call, server_id, rule)
-    _run(call, found, action)
+    run(call, found, action)
     _cast(call, found, method)
     return Response(status=204 if key == "confirmResize" else 202)  # Nova's codes
 
@@ -88,7 +89,7 @@ def _reboot(call: Call, server_id: str, _key: str, body: Any) -> Response:
         raise BadRequest("Argument 'type' for reboot must be a string with value 'SOFT' or "
                          "'HARD'.")  # fmt: skip
     found = _placed(call, server_id, "servers:reboot")
-    _run(call, found, Action.REBOOT_HARD if kind == "HARD" else Action.REBOOT_SOFT)
+    run(call, found, Action.REBOOT_HARD if kind == "HARD" else Action.REBOOT_SOFT)
     _cast(call, found, "reboot_instance", reboot_type=kind)
     return Response(status=202)
 
@@ -126,7 +127,7 @@ def _rebuild(call: Call, server_id: str, _key: str, _body: Any) -> Response:
                         ("metadata", "metadata"), ("user_data", "user_data")):  # fmt: skip
         if key in data:
             changes[column] = canonical_ip(data[key]) if key.startswith("accessIP") else data[key]
-    _run(call, found, Action.REBUILD, **changes)
+    run(call, found, Action.REBUILD, **changes)
     password = data.get("adminPass") or secrets.token_urlsafe(9)
     _cast(call, found, "rebuild_instance", image_ref=data["imageRef"], image=image,
           admin_password=password,
@@ -148,7 +149,7 @@ def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
     deltas = {"cores": flavor.vcpus - current.vcpus, "ram": flavor.memory_mb - current.memory_mb}
     scope = Scope(found.instance.project_id, found.instance.user_id)
     call.state.quota.check(call.session, scope, {k: v for k, v in deltas.items() if v > 0})
-    _run(call, found, Action.RESIZE)
+    run(call, found, Action.RESIZE)
     spec = RequestSpec(server_id, found.instance.project_id, found.instance.user_id, flavor,
                        image_ref=found.instance.image_ref)  # fmt: skip
     call.state.servers.migrate_server(call.context, found.instance, flavor, spec)
@@ -165,7 +166,7 @@ def _create_image(call: Call, server_id: str, _key: str, body: Any) -> Response:
         "name": body["name"], "disk_format": "qcow2", "container_format": "bare",
         "instance_uuid": server_id, "image_type": "snapshot", **meta,
     })  # fmt: skip
-    _run(call, found, Action.CREATE_IMAGE)
+    run(call, found, Action.CREATE_IMAGE)
     _cast(call, found, "snapshot_instance", image_id=image["id"])
     if call.at_least("2.45"):
         return json_response({"image_id": image["id"]}, status=202)
@@ -220,6 +221,7 @@ _HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple), "reboot": _reboot, "lock": _lock, "unlock": _lock,
     "rebuild": _rebuild, "resize": _resize, "createImage": _create_image,
     "os-getConsoleOutput": _console_output, "os-getVNCConsole": _vnc_legacy,
+    "addSecurityGroup": groups.add, "removeSecurityGroup": groups.remove,
 }  # fmt: skip
 
 

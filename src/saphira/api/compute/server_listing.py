@@ -18,6 +18,7 @@ from saphira.api.compute import server_lookup, server_query
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import paging, parse_bool, parse_time
+from saphira.api.compute.network_proxy import security_group_names
 from saphira.api.wsgi import json_response
 from saphira.db.api import build_requests
 from saphira.db.cell import instances
@@ -198,10 +199,11 @@ def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
                 faults.update(server_lookup.latest_faults(session, uuids))
     specs = server_lookup.specs_of(call.session, uuids) if call.at_least("2.96") else {}
     statuses = server_lookup.host_statuses(call) if rights.host_status else {}
+    groups = security_group_names(call, chunk)
     return [
         views.detail(call, server_lookup.with_spec(call, views.Shown(
             i, faults.get(i.uuid),
-            server_lookup.host_status(call, i, statuses) if rights.host_status else ""),
-            specs.get(i.uuid)), rights, listing=True)
+            server_lookup.host_status(call, i, statuses) if rights.host_status else "",
+            security_groups=groups.get(i.uuid, [])), specs.get(i.uuid)), rights, listing=True)
         for i in chunk
     ]  # fmt: skip

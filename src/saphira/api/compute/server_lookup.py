@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from saphira.api.compute import hosts
 from saphira.api.compute.app import Call
+from saphira.api.compute.network_proxy import security_group_names
 from saphira.api.compute.server_views import Shown
 from saphira.api.compute.state import CellRef
 from saphira.db.api import build_requests
@@ -154,6 +155,7 @@ def shown(call: Call, found: Located, *, with_host_status: bool = False) -> Show
             fault = latest_faults(session, [uuid]).get(uuid)
     status = host_status(call, found.instance) if with_host_status else ""
     view = Shown(found.instance, fault, status, groups_of(call.session, [uuid]).get(uuid, ()))
+    view.security_groups = security_group_names(call, [found.instance]).get(uuid, [])
     if call.at_least("2.96"):
         view = with_spec(call, view, specs_of(call.session, [uuid]).get(uuid))
     return view

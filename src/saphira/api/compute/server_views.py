@@ -26,6 +26,7 @@ class Shown:
     groups: tuple[str, ...] = ()
     pinned_az: str | None = None
     hints: dict[str, Any] = field(default_factory=dict)
+    security_groups: list[dict[str, str]] = field(default_factory=list)  # its ports' groups
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
@@ -95,6 +96,8 @@ def _fault(call: Call, shown: Shown, status: str) -> dict[str, Any] | None:
 
 
 def security_groups(instance: Instance) -> list[dict[str, str]]:
+    """The groups a create asked for (its answer shows them; later bodies show
+    the ports')."""
     names = json.loads(instance.system_metadata.get("security_groups", '["default"]'))
     return [{"name": name} for name in names]
 
@@ -188,7 +191,6 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
     body = _common(call, shown, rights.specs, extend_address=True)
     body.update({
         "key_name": instance.key_name,
-        "security_groups": security_groups(instance),
         "OS-SRV-USG:launched_at": usage_time(instance.launched_at),
         "OS-SRV-USG:terminated_at": usage_time(instance.terminated_at),
         "OS-EXT-AZ:availability_zone": instance.availability_zone or "",
@@ -198,6 +200,8 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
         "os-extended-volumes:volumes_attached": [],
         "config_drive": instance.config_drive,
     })  # fmt: skip
+    if shown.security_groups:  # as Nova: only a server whose ports have groups
+        body["security_groups"] = shown.security_groups
     if rights.admin_attrs:
         body.update(_admin_attrs(call, instance))
         if not user_data:

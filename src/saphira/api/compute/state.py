@@ -1,4 +1,5 @@
-"""What the compute API holds for its lifetime: engines, policy, quota defaults.
+"""What the compute API holds for its lifetime: engines, policy, quota defaults,
+and where its neighbours are.
 
 Cell database engines are opened on first use and kept, one per connection
 URL, so listing services or hypervisors does not reconnect per request.
@@ -17,6 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.api.compute.backend import HttpImages, Images, RpcBackend, ServerBackend
+from saphira.common.service_auth import local_url
 from saphira.db.api import connect
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping
@@ -38,9 +40,11 @@ class ComputeState:
     api_engine: Engine
     enforcer: Enforcer
     quota: QuotaEngine
-    # The conductor/compute bus and the image service (tests swap these in).
+    # The conductor/compute bus, the image service and the network service's URL
+    # (tests swap these in; the network service is asked with the caller's token).
     backend: ServerBackend | None = None
     images: Images | None = None
+    network_url: str | None = None
     _cells: dict[str, Engine] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -50,6 +54,7 @@ class ComputeState:
         return cls(
             conf, engine, Enforcer(conf), QuotaEngine.from_conf(conf),
             backend=RpcBackend(conf), images=HttpImages(conf),
+            network_url=local_url(conf, "network"),
         )  # fmt: skip
 
     @property

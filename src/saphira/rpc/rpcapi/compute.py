@@ -16,6 +16,7 @@ host to talk to, so the API only passes the instance.
 Version history:
 * 1.0 - initial interface.
 * 1.1 - get_host_uptime (os-hypervisors uptime).
+* 1.2 - attach_interface (call) and detach_interface (cast): os-interface.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import json
 from typing import Any
 
 from saphira.context import RequestContext
-from saphira.objects import Flavor, Instance, RequestSpec, Selection
+from saphira.objects import Flavor, Instance, InstanceVIF, RequestSpec, Selection
 from saphira.rpc.client import RPCAPI
 
 RESIZE_KEY = "resize_migration"
@@ -38,7 +39,7 @@ def resize_migration(instance: Instance) -> dict[str, Any]:
 
 class ComputeAPI(RPCAPI):
     TOPIC = "compute"
-    RPC_API_VERSION = "1.1"
+    RPC_API_VERSION = "1.2"
 
     # -- build / delete -----------------------------------------------------
     def build_and_run_instance(
@@ -225,6 +226,36 @@ class ComputeAPI(RPCAPI):
             console_type=console_type,
         )  # fmt: skip
         return dict(result)
+
+    # -- NICs (os-interface) -------------------------------------------------
+    def attach_interface(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        network_id: str | None = None,
+        port_id: str | None = None,
+        requested_ip: str | None = None,
+        tag: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> InstanceVIF:
+        """Plug a NIC for ``port_id``, or a new port on ``network_id`` (at
+        ``requested_ip``), or on the project's one network; the new info-cache
+        entry once the guest has it. A call, as in Nova: the API answers with the
+        port. ``timeout`` should cover the wait for the port to come up."""
+        result: InstanceVIF = self.call(
+            ctxt, "attach_interface", version="1.2", server=_host(instance), timeout=timeout,
+            instance=instance, network_id=network_id, port_id=port_id,
+            requested_ip=requested_ip, tag=tag,
+        )  # fmt: skip
+        return result
+
+    def detach_interface(self, ctxt: RequestContext, instance: Instance, port_id: str) -> None:
+        """Unplug the NIC of ``port_id``, then delete the port (or unbind the user's)."""
+        self.cast(
+            ctxt, "detach_interface", version="1.2", server=_host(instance), instance=instance,
+            port_id=port_id,
+        )  # fmt: skip
 
     # -- host ----------------------------------------------------------------
     def get_host_uptime(self, ctxt: RequestContext, host: str) -> str:

@@ -21,6 +21,7 @@ from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.fake.faults import FaultInjector
 from saphira.virt.fake.guests import FakeGuest
 from saphira.virt.types import (
+    VIF,
     BlockDeviceInfo,
     HostResources,
     ImageData,
@@ -244,6 +245,26 @@ class FakeDriver(ComputeDriver):
         if power_on:
             guest.boot()
             self.emit_event(instance.uuid, _T.STARTED)
+
+    # -- NICs (the guest's list is what a hypervisor would show) ----------------
+    def attach_interface(self, instance: Instance, vif: VIF) -> None:
+        self._step("attach_interface", instance)
+        guest = self._guest(instance)
+        with self._lock:
+            if vif.id in guest.vifs:
+                raise VirtError(host=self.host, reason=f"{instance.uuid} already has port {vif.id}")
+            guest.vifs.append(vif.id)
+        guest.say(f"[fake] NIC {vif.address} (port {vif.id}) plugged")
+
+    def detach_interface(self, instance: Instance, vif: VIF) -> None:
+        self._step("detach_interface", instance)
+        guest = self._guest(instance)
+        with self._lock:
+            if vif.id not in guest.vifs:
+                why = f"{instance.uuid} has no NIC of port {vif.id}"
+                raise VirtError(host=self.host, reason=why)
+            guest.vifs.remove(vif.id)
+        guest.say(f"[fake] NIC {vif.address} (port {vif.id}) unplugged")
 
     # -- helpers --------------------------------------------------------------
     def _step(self, operation: str, instance: Instance) -> None:

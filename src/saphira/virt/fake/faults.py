@@ -20,7 +20,8 @@ OPERATIONS = frozenset(
     {
         "spawn", "destroy", "power_off", "power_on", "reboot", "rebuild", "pause", "unpause",
         "suspend", "resume", "snapshot", "migrate_disk_and_power_off", "finish_migration",
-        "confirm_migration", "finish_revert_migration", "get_info",
+        "confirm_migration", "finish_revert_migration", "get_info", "attach_interface",
+        "detach_interface",
     }
 )  # fmt: skip
 

@@ -20,7 +20,7 @@ from saphira.virt.libvirt.config_types import (
     InterfaceConfig,
     SerialConsoleConfig,
 )
-from saphira.virt.libvirt.config_xml import to_xml
+from saphira.virt.libvirt.config_xml import interface_xml, to_xml
 
 __all__ = [
     "METADATA_NS",
@@ -32,5 +32,6 @@ __all__ = [
     "InterfaceConfig",
     "SerialConsoleConfig",
     "from_xml",
+    "interface_xml",
     "to_xml",
 ]

@@ -60,6 +60,16 @@ def to_xml(domain: DomainConfig) -> str:
     return ET.tostring(root, encoding="unicode")
 
 
+def interface_xml(nic: InterfaceConfig) -> str:
+    """One ``<interface>`` alone, as attachDeviceFlags and detachDeviceFlags take
+    it: the same element a full domain carries for this NIC."""
+    devices = ET.Element("devices")
+    _interface(devices, nic)
+    element = devices[0]
+    ET.indent(element)
+    return ET.tostring(element, encoding="unicode")
+
+
 def _leaf(parent: ET.Element, tag: str, text: str, **attrs: str) -> ET.Element:
     element = ET.SubElement(parent, tag, attrs)
     element.text = text

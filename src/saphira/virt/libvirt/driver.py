@@ -27,8 +27,8 @@ from saphira.objects import Flavor, Instance
 from saphira.virt import kvm_probe
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
-from saphira.virt.libvirt import disks, domain, guest, resources
-from saphira.virt.libvirt.config import from_xml, to_xml
+from saphira.virt.libvirt import disks, domain, guest, nics, resources
+from saphira.virt.libvirt.config import from_xml, interface_xml, to_xml
 from saphira.virt.libvirt.host import Host
 from saphira.virt.libvirt.imagecache import ImageCache
 from saphira.virt.libvirt.paths import (
@@ -38,7 +38,9 @@ from saphira.virt.libvirt.paths import (
     console_tail,
     make_reachable_dir,
 )
+from saphira.virt.libvirt.vif import interface
 from saphira.virt.types import (
+    VIF,
     BlockDeviceInfo,
     HostResources,
     ImageData,
@@ -339,6 +341,20 @@ class LibvirtDriver(ComputeDriver):
         dom = self._define(instance, migration.old_flavor, files, network_info)
         if power_on:
             self._call(instance, dom.create)
+
+    # -- NICs of a defined guest: persistent always, live while it runs ----------
+    def attach_interface(self, instance: Instance, vif: VIF) -> None:
+        xml = interface_xml(interface(vif, self.host))
+        self._call(instance, nics.attach, self._domain(instance), xml)
+
+    def detach_interface(self, instance: Instance, vif: VIF) -> None:
+        xml = interface_xml(interface(vif, self.host))
+        if not self._call(instance, nics.detach, self._domain(instance), xml, vif.address):
+            raise VirtError(
+                host=self.host,
+                reason=f"{instance.uuid}: the guest did not release NIC {vif.address} "
+                f"within {nics.DETACH_TIMEOUT:g} s",
+            )
 
     # -- internals -----------------------------------------------------------
     def _conn(self) -> Any:
