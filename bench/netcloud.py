@@ -18,6 +18,7 @@ from openstack.config.loader import OpenStackConfig
 from openstack.connection import Connection
 from taps import Tap, plug, remove_namespaces, unplug
 
+from saphira.devtools import leftovers
 from saphira.devtools.guest_image import BOOTED, MARKER
 from saphira.privsep import netns
 
@@ -38,21 +39,13 @@ class ServerFailed(RuntimeError):
 
 
 def remove_guests_under(instances: Path) -> None:
-    """Guests outlive `saphira up` by design: end every domain whose disks are ours."""
     try:
-        conn = libvirt.open("qemu:///system")
+        removed = leftovers.remove_guests_under(instances)
     except libvirt.libvirtError as error:
         print(f"  guests under {instances} may be left: {error}")
         return
-    try:
-        for dom in conn.listAllDomains(0):
-            if str(instances) in dom.XMLDesc(0):
-                if dom.isActive():
-                    dom.destroy()
-                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
-                print(f"  removed the domain {dom.name()} through libvirt")
-    finally:
-        conn.close()
+    for name in removed:
+        print(f"  removed the domain {name} through libvirt")
 
 
 class NetBench:

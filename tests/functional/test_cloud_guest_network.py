@@ -3,8 +3,11 @@
 Two tiny guests boot on `provider`; each gets by DHCP exactly its port's
 address (its console says so); the host, on the bridge as the gateway, reaches
 a guest's HTTP port only while a security group rule allows it, and pings it
-only while an ICMP rule does. Deleting the servers and the cloud's network
-leaves no tap, namespace or dnsmasq behind.
+only while an ICMP rule does. The guests reach each other through the default
+group's remote-group rule, and what a guest sends from an address or MAC that
+is not its port's never arrives at the host (the guest's probe CGI sends it,
+a packet socket on the bridge watches). Deleting the servers and the cloud's
+network leaves no tap, namespace or dnsmasq behind.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 import random
 import secrets
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,12 +22,16 @@ from typing import Any
 import pytest
 import requests
 
-from saphira.devtools.guest_image import HTTP_BODY, READY
-from saphira.privsep import netns
+from saphira.devtools.guest_image import HTTP_BODY, PROBE_PATH, READY
+from saphira.devtools.leftovers import remove_guests_under
+from saphira.privsep import netns, ovs
 from tests.functional.cloud import Cloud, start_cloud
-from tests.functional.test_cloud_libvirt import remove_guests_under, wait_console
+from tests.functional.sniffer import Sniffer
+from tests.functional.test_cloud_libvirt import wait_console
 from tests.functional.test_cloud_network import _clean
 from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.integration.network.dhcp_host import cmdline
+from tests.polling import wait_for
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 
@@ -55,6 +61,9 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Pat
             _clean(cloud.state_dir, bridge)
 
 
+SPOOFED_MAC = "02:00:5e:00:00:99"
+
+
 def port_of(cloud: Cloud, server: str) -> dict[str, Any]:
     (port,) = cloud.openstack("port", "list", "--server", server, "-f", "json")
     shown: dict[str, Any] = cloud.openstack("port", "show", port["ID"], "-f", "json")
@@ -77,55 +86,126 @@ def ping_ok(ip: str) -> bool:
     return done.returncode == 0
 
 
-def eventually(check: Any, expected: bool, timeout: float = 20) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check() is expected:
-            return True
-        time.sleep(0.5)
-    return False
+def eventually(what: str, check: Any, expected: bool, timeout: float = 20) -> None:
+    wait_for(what, lambda: check() is expected, timeout=timeout, interval=0.5)
 
 
-def test_guests_get_their_addresses_and_groups_filter_them(
-    setup: tuple[Cloud, Path, str],
-) -> None:
-    cloud, _instances, _bridge = setup
+def probe(ip: str, query: str) -> str:
+    """Ask the guest at ``ip`` to act (see the image's probe CGI); its one-line verdict."""
+    answer = requests.get(f"http://{ip}{PROBE_PATH}?{query}", timeout=60)
+    answer.raise_for_status()
+    return answer.text
+
+
+def unused_address(cloud: Cloud, neighbour: str) -> str:
+    """An address on the provider subnet that no port has: the host answers it on the bridge."""
+    taken = {ip["ip_address"] for p in cloud.openstack("port", "list", "-f", "json")
+             for ip in p["Fixed IP Addresses"]}  # fmt: skip
+    prefix = neighbour.rsplit(".", 1)[0]
+    return next(f"{prefix}.{n}" for n in range(250, 100, -1) if f"{prefix}.{n}" not in taken)
+
+
+@pytest.fixture(scope="module")
+def guests(setup: tuple[Cloud, Path, str]) -> dict[str, str]:
+    """n1 and n2 on `provider`, both ready: server name to fixed IP."""
+    cloud = setup[0]
     for name in ("n1", "n2"):
         cloud.openstack(
             "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
             "--network", "provider", "--wait", name,
         )  # fmt: skip
-    for name in ("n1", "n2"):
-        ip = fixed_ip(cloud, name)
+    return {name: fixed_ip(cloud, name) for name in ("n1", "n2")}
+
+
+@pytest.fixture(scope="module")
+def host_access(setup: tuple[Cloud, Path, str], guests: dict[str, str]) -> str:
+    """n1 (only) also in a group that lets the host reach its port 80; the host's address."""
+    cloud = setup[0]
+    (subnet,) = cloud.openstack("subnet", "list", "--network", "provider", "-f", "json")
+    host = str(cloud.openstack("subnet", "show", subnet["ID"], "-f", "json")["gateway_ip"])
+    cloud.openstack("security", "group", "create", "host-access")
+    cloud.openstack(
+        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
+        "--remote-ip", f"{host}/32", "host-access",
+    )  # fmt: skip
+    cloud.openstack("server", "add", "security", "group", "n1", "host-access")
+    eventually("n1 reachable through host-access", lambda: http_ok(guests["n1"]), True)
+    return host
+
+
+def test_guests_get_their_addresses(setup: tuple[Cloud, Path, str], guests: dict[str, str]) -> None:
+    cloud = setup[0]
+    for name, ip in guests.items():
         log = wait_console(cloud, name, READY, 1)
         assert f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
         server = cloud.openstack("server", "show", name, "-f", "json")
         assert ip in str(server["addresses"])
 
-    ip, port = fixed_ip(cloud, "n1"), port_of(cloud, "n1")
-    (group,) = port["security_group_ids"]
-    assert eventually(lambda: http_ok(ip), False)  # default group: no ingress from the host
+
+def test_group_rules_open_and_close_a_guest(
+    setup: tuple[Cloud, Path, str], guests: dict[str, str]
+) -> None:
+    cloud, ip = setup[0], guests["n2"]
+    (group,) = port_of(cloud, "n2")["security_group_ids"]
+    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
     rule = cloud.openstack(
         "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
         "--remote-ip", "0.0.0.0/0", group, "-f", "json",
     )  # fmt: skip
-    assert eventually(lambda: http_ok(ip), True), "the rule did not open port 80"
+    eventually("the rule opening port 80", lambda: http_ok(ip), True)
     cloud.openstack("security", "group", "rule", "delete", rule["id"])
-    assert eventually(lambda: http_ok(ip), False), "removing the rule left port 80 open"
-    assert eventually(lambda: ping_ok(ip), False)
+    eventually("port 80 closed again", lambda: http_ok(ip), False)
+    eventually("pings dropped", lambda: ping_ok(ip), False)
     icmp = cloud.openstack(
         "security", "group", "rule", "create", "--protocol", "icmp", group, "-f", "json"
     )
-    assert eventually(lambda: ping_ok(ip), True), "the ICMP rule did not let pings in"
+    eventually("the ICMP rule letting pings in", lambda: ping_ok(ip), True)
     cloud.openstack("security", "group", "rule", "delete", icmp["id"])
+    eventually("pings dropped again", lambda: ping_ok(ip), False)
 
+
+def test_guests_reach_each_other_through_their_group(
+    guests: dict[str, str], host_access: str
+) -> None:
+    n1, n2 = guests["n1"], guests["n2"]
+    assert not http_ok(n2), "n2 is not in host-access: the host must not reach it"
+    assert probe(n1, f"tcp={n2},80").splitlines()[0] == "tcp ok"
+    assert probe(n1, f"ping={n2}").splitlines()[0] == "ping ok"
+    assert probe(n1, f"tcp={host_access},1").splitlines()[0] == "tcp failed"
+
+
+def test_a_guest_cannot_send_as_another_address_or_mac(
+    setup: tuple[Cloud, Path, str], guests: dict[str, str], host_access: str
+) -> None:
+    cloud, bridge, n1 = setup[0], setup[2], guests["n1"]
+    spoofed_ip = unused_address(cloud, n1)
+    with Sniffer(bridge) as honest:
+        assert probe(n1, f"ping={host_access}").splitlines()[0] == "ping ok"
+    assert n1 in honest.ipv4_sources(), "the packet socket saw nothing: the check would be blind"
+    with Sniffer(bridge) as spoofed:
+        assert probe(n1, f"spoofip={spoofed_ip},{host_access}").splitlines()[0] == "spoofip failed"
+        moved = probe(n1, f"spoofmac={SPOOFED_MAC},{host_access}")
+    assert f"now {SPOOFED_MAC}" in moved and "spoofmac failed" in moved, moved
+    assert spoofed_ip not in spoofed.ipv4_sources() | spoofed.arp_senders()
+    assert SPOOFED_MAC not in spoofed.mac_sources()
+    assert http_ok(n1), "n1 did not get its own MAC back"
+
+
+def test_deleting_everything_leaves_nothing(
+    setup: tuple[Cloud, Path, str], guests: dict[str, str]
+) -> None:
+    cloud, bridge = setup[0], setup[2]
     network = cloud.openstack("network", "show", "provider", "-f", "json")
     every = cloud.openstack("port", "list", "--network", "provider", "-f", "json")
     taps = {f"tap{p['ID']}"[:14] for p in every}
-    for name in ("n1", "n2"):
+    macs = {p["MAC Address"] for p in every}
+    assert any(mac in flow for flow in ovs.dump_flows(bridge) for mac in macs)
+    for name in guests:
         cloud.openstack("server", "delete", "--wait", name)
     assert cloud.openstack("port", "list", "--device-owner", "compute:nova", "-f", "json") == []
     cloud.openstack("network", "delete", "provider")
-    assert eventually(lambda: f"qdhcp-{network['id']}" in netns.names(), False)
+    eventually("the DHCP namespace gone", lambda: f"qdhcp-{network['id']}" in netns.names(), False)
+    assert not [flow for flow in ovs.dump_flows(bridge) for mac in macs if mac in flow]
+    assert not [p for p in Path("/proc").glob("[0-9]*") if network["id"] in cmdline(p)]
     links = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True)
     assert not [ln for ln in links.stdout.splitlines() if ln.split()[0].split("@")[0] in taps]

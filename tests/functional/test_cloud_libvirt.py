@@ -16,9 +16,9 @@ import libvirt
 import pytest
 
 from saphira.devtools.guest_image import BOOTED, POWER_OFF
+from saphira.devtools.leftovers import remove_guests_under
 from tests.functional.cloud import Cloud, start_cloud
-from tests.integration.libvirt.guests import qemu_reachable_dir
-from tests.integration.libvirt.test_driver_lifecycle import qemu_gone
+from tests.integration.libvirt.guests import qemu_gone, qemu_reachable_dir
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 TIMEOUT = 180.0
@@ -49,19 +49,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator
     finally:
         running.kill()
         remove_guests_under(instances)
-
-
-def remove_guests_under(instances: Path) -> None:
-    """After a failed test: guests outlive `saphira up` by design, so end them here."""
-    conn = libvirt.open("qemu:///system")
-    try:
-        for dom in conn.listAllDomains(0):
-            if str(instances) in dom.XMLDesc(0):
-                if dom.isActive():
-                    dom.destroy()
-                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
-    finally:
-        conn.close()
 
 
 def show(cloud: Cloud, server: str) -> dict[str, Any]:

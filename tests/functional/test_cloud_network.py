@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 import secrets
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from saphira.privsep import netns
 from saphira.privsep.runner import run
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.polling import wait_for
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("ovs")]
 
@@ -49,16 +49,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, bridge: str) -> Iterator[Clo
 def _clean(state_dir: Path, bridge: str) -> None:
     DhcpAgent(state_dir, mapped_bridges({"physnet1": bridge})).sync([])
     run(["ovs-vsctl", "--if-exists", "del-br", bridge])
-
-
-def wait_for(what: str, check: Any, timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"{what}: not within {timeout} s")
 
 
 def test_agents_alive_with_the_bridge_mapping(cloud: Cloud, bridge: str) -> None:

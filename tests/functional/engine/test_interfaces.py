@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import pytest
@@ -27,8 +28,13 @@ from tests.functional.engine.networks import (
     serve_network,
     server_on,
 )
+from tests.polling import wait_for
 
 AMBIGUOUS = "Multiple possible networks found, use a Network ID to be more specific."
+
+
+def detached(plane: Plane, server_id: str, port_id: str) -> bool:
+    return port_id not in {i["port_id"] for i in listed(plane, server_id)}
 
 
 @pytest.fixture
@@ -46,13 +52,6 @@ def listed(plane: Plane, server_id: str) -> list[dict[str, Any]]:
     body = check(interfaces21.list_interfaces,
                  plane.api.call("GET", f"/servers/{server_id}/os-interface"))  # fmt: skip
     return list(body["interfaceAttachments"])
-
-
-def wait_for(condition: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "never happened"
-        time.sleep(0.02)
 
 
 @pytest.fixture
@@ -101,7 +100,7 @@ def test_attach_by_network_port_and_auto_then_detach(
     for port_id in (by_ip["interfaceAttachment"]["port_id"], mine["id"]):
         gone = plane.api.call("DELETE", f"/servers/{server_id}/os-interface/{port_id}")
         assert gone.status_code == 202, gone.get_data(True)
-        wait_for(lambda p=port_id: p not in {i["port_id"] for i in listed(plane, server_id)})
+        wait_for("the interface detached", partial(detached, plane, server_id, port_id), 20, 0.02)
     assert neutron.ports(fixed_ips="ip_address=10.30.0.77") == []  # Nova made it: deleted
     kept = neutron.show_port(mine["id"])  # the user's: kept, unbound
     assert (kept["device_id"], kept["device_owner"], kept["binding:host_id"]) == ("", "", "")
@@ -158,11 +157,18 @@ def test_a_failed_detach_keeps_the_nic(
     plane.faults.fail("detach_interface", reason="guest holds on")
     response = plane.api.call("DELETE", f"/servers/{server_id}/os-interface/{port['id']}")
     assert response.status_code == 202
-    wait_for(lambda: any(a["action"] == "detach_interface" for a in plane.api.actions(server_id)))
+    wait_for(
+        "the detach action recorded",
+        lambda: any(a["action"] == "detach_interface" for a in plane.api.actions(server_id)),
+        interval=0.02,
+    )
     request_id = next(a["request_id"] for a in plane.api.actions(server_id)
                       if a["action"] == "detach_interface")  # fmt: skip
-    wait_for(lambda: plane.api.action_detail(server_id, request_id)["events"][0]["result"]
-             == "Error")  # fmt: skip
+    wait_for(
+        "the detach event failed",
+        lambda: plane.api.action_detail(server_id, request_id)["events"][0]["result"] == "Error",
+        interval=0.02,
+    )
     assert neutron.show_port(port["id"])["device_id"] == server_id
     assert [vif.port_id for vif in plane.instance(server_id).network_info] == [port["id"]]
     assert plane.drivers["host-a"].guests[server_id].vifs == [port["id"]]

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 import requests
 
-from saphira.devtools.guest_image import BOOTED, HTTP_BODY, HTTP_PORT, POWER_OFF, READY, GuestImage
+from saphira.devtools.guest_image import (
+    BOOTED,
+    HTTP_BODY,
+    HTTP_PORT,
+    POWER_OFF,
+    PROBE_PATH,
+    READY,
+    GuestImage,
+)
 from tests.integration.guest import metadata_server
 from tests.integration.guest.qemu import Guest, direct_boot_args, free_port, user_nic
 
@@ -34,6 +42,26 @@ def test_direct_boot_dhcp_metadata_and_http(tiny_image: GuestImage, workdir: Pat
     assert "SAPHIRA-GUEST: ssh keys 1" in out
     assert HTTP_PORT == 80
     assert answer.text.strip() == f"{HTTP_BODY} {metadata_server.NAME}"
+
+
+def test_probe_reaches_ports_and_changes_the_mac(tiny_image: GuestImage, workdir: Path) -> None:
+    port = free_port()
+    args = direct_boot_args(tiny_image.vmlinux, tiny_image.initramfs, tiny_image.cmdline)
+    nic = user_nic(f"hostfwd=tcp:127.0.0.1:{port}-:80")
+    with Guest(workdir, [*args, *nic]) as guest:
+        guest.wait_for(READY)
+
+        def probe(query: str) -> str:
+            url = f"http://127.0.0.1:{port}{PROBE_PATH}?{query}"
+            return requests.get(url, timeout=30).text
+
+        assert probe("tcp=127.0.0.1,80").splitlines() == ["tcp ok"]
+        assert probe("tcp=127.0.0.1,81").splitlines() == ["tcp failed"]
+        moved = probe("spoofmac=02:00:5e:00:00:99,10.0.2.2")
+        mac = guest.console().split("SAPHIRA-GUEST: mac eth0 ")[1].split()[0]
+        assert f"mac was {mac} now 02:00:5e:00:00:99" in moved
+        assert probe("tcp=127.0.0.1,80").splitlines() == ["tcp ok"], "the MAC was not put back"
+        assert probe("nonsense=1").splitlines() == ["unknown probe nonsense"]
 
 
 def test_direct_boot_without_a_nic_still_gets_ready(tiny_image: GuestImage, workdir: Path) -> None:

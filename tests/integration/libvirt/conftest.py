@@ -11,7 +11,10 @@ from collections.abc import Callable, Iterator
 import libvirt
 import pytest
 
+from saphira.objects import Instance
 from saphira.virt.libvirt.config import DomainConfig, to_xml
+from saphira.virt.libvirt.driver import LibvirtDriver
+from tests.integration.libvirt.guests import assert_gone, instance, meta
 
 URI = "qemu:///system"
 NAME_PREFIX = "saphira-test-"
@@ -19,8 +22,9 @@ NAME_PREFIX = "saphira-test-"
 Define = Callable[[DomainConfig], libvirt.virDomain]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def libvirt_conn() -> Iterator[libvirt.virConnect]:
+    """One per test: test_driver_reconnect restarts libvirtd, which ends older connections."""
     try:
         conn = libvirt.open(URI)
     except libvirt.libvirtError as exc:
@@ -50,3 +54,15 @@ def define(libvirt_conn: libvirt.virConnect) -> Iterator[Define]:
             if domain.isActive():
                 domain.destroy()
             domain.undefine()
+
+
+@pytest.fixture
+def server(driver: LibvirtDriver) -> Iterator[Instance]:
+    """A spawned guest, destroyed afterwards; the test then finds nothing of it."""
+    inst = instance()
+    driver.spawn(inst, meta(), ())
+    try:
+        yield inst
+    finally:
+        driver.destroy(inst, ())
+    assert_gone(driver, inst)

@@ -8,38 +8,30 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from saphira.devtools.guest_image import BOOTED
 from saphira.exception import ImageNotFound
 from saphira.objects import Flavor, Instance
+from saphira.virt.errors import GuestNotFound
 from saphira.virt.libvirt.driver import LibvirtDriver
 from saphira.virt.libvirt.paths import InstanceFiles
 from saphira.virt.types import ImageMeta, ImageStream
+from tests.scratch import traversable_dir
 
 BOOT_TIMEOUT = 90.0
 TINY = Flavor(flavorid="t1", name="tiny", vcpus=1, memory_mb=128, root_gb=1)
 BIGGER = Flavor(flavorid="t2", name="bigger", vcpus=2, memory_mb=192, root_gb=2, ephemeral_gb=1)
 
 
-@contextlib.contextmanager
-def qemu_reachable_dir(prefix: str) -> Iterator[Path]:
-    """A scratch directory QEMU (which runs as its own user) can traverse.
-
-    pytest's temporary directories are 0700 under a 0700 root, which the
-    driver rightly refuses as an instances_path.
-    """
-    path = Path(tempfile.mkdtemp(prefix=f"saphira-{prefix}-", dir="/var/tmp"))
-    path.chmod(0o711)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+def qemu_reachable_dir(prefix: str) -> contextlib.AbstractContextManager[Path]:
+    """Under /var/tmp (not a tmpfs: guests' disks go there), traversable by QEMU's user."""
+    return traversable_dir(f"saphira-{prefix}-", "/var/tmp")
 
 
 class FileSource:
@@ -103,3 +95,35 @@ def wait_count(
 
 def boots(driver: LibvirtDriver, inst: Instance, count: int) -> str:
     return wait_count(driver, inst, BOOTED, count)
+
+
+def qemu_pids(uuid: str) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if uuid.encode() in cmdline and b"qemu" in cmdline:
+                pids.append(int(proc.name))
+    return pids
+
+
+def qemu_gone(uuid: str, timeout: float = 15.0) -> list[int]:
+    """QEMU processes of ``uuid`` still there after ``timeout``: libvirt's destroy and
+    managed save return when the guest is off, and the process may take a moment
+    more to exit under load."""
+    deadline = time.monotonic() + timeout
+    while (left := qemu_pids(uuid)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return left
+
+
+def assert_gone(driver: LibvirtDriver, inst: Instance) -> None:
+    with pytest.raises(GuestNotFound):
+        driver.get_info(inst)
+    files = InstanceFiles.of(driver.settings.instances_path, inst.uuid)
+    assert not files.directory.exists()
+    assert not files.resize_backup.directory.exists()
+    assert qemu_gone(inst.uuid) == []

@@ -8,7 +8,6 @@ happened to it, not just what libvirt reports.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,14 +18,24 @@ from saphira.devtools.guest_image import BOOTED, POWER_OFF, GuestImage
 from saphira.domain.states import PowerState
 from saphira.exception import ImageNotFound
 from saphira.objects import Instance
-from saphira.virt.errors import GuestNotFound, VirtError
+from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.domain import GuestSettings
 from saphira.virt.libvirt.driver import LibvirtDriver, Settings
 from saphira.virt.libvirt.paths import InstanceFiles
 from saphira.virt.types import ImageData, LifecycleEvent, Migration, RebootType
 from tests.integration.libvirt import guests
-from tests.integration.libvirt.guests import BIGGER, TINY, boots, instance, meta, wait_count
+from tests.integration.libvirt.guests import (
+    BIGGER,
+    TINY,
+    assert_gone,
+    boots,
+    instance,
+    meta,
+    qemu_gone,
+    qemu_pids,
+    wait_count,
+)
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 
@@ -48,50 +57,6 @@ def driver(source: guests.FileSource) -> Iterator[LibvirtDriver]:
         drv.init_host()
         yield drv
         drv.cleanup_host()
-
-
-@pytest.fixture
-def server(driver: LibvirtDriver) -> Iterator[Instance]:
-    """A spawned guest, destroyed afterwards; the test then finds nothing of it."""
-    inst = instance()
-    driver.spawn(inst, meta(), ())
-    try:
-        yield inst
-    finally:
-        driver.destroy(inst, ())
-    assert_gone(driver, inst)
-
-
-def qemu_pids(uuid: str) -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                cmdline = (proc / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if uuid.encode() in cmdline and b"qemu" in cmdline:
-                pids.append(int(proc.name))
-    return pids
-
-
-def qemu_gone(uuid: str, timeout: float = 15.0) -> list[int]:
-    """QEMU processes of ``uuid`` still there after ``timeout``: libvirt's destroy and
-    managed save return when the guest is off, and the process may take a moment
-    more to exit under load."""
-    deadline = time.monotonic() + timeout
-    while (left := qemu_pids(uuid)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
-
-
-def assert_gone(driver: LibvirtDriver, inst: Instance) -> None:
-    with pytest.raises(GuestNotFound):
-        driver.get_info(inst)
-    files = InstanceFiles.of(driver.settings.instances_path, inst.uuid)
-    assert not files.directory.exists()
-    assert not files.resize_backup.directory.exists()
-    assert qemu_gone(inst.uuid) == []
 
 
 def state(driver: LibvirtDriver, inst: Instance) -> PowerState:

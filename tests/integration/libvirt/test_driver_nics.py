@@ -21,7 +21,7 @@ from saphira.virt.libvirt.driver import LibvirtDriver, Settings
 from saphira.virt.libvirt.vif import tap_name
 from saphira.virt.types import VIF, RebootType
 from tests.integration.libvirt import guests
-from tests.integration.libvirt.guests import boots, instance, meta
+from tests.integration.libvirt.guests import boots
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 
@@ -48,16 +48,6 @@ def bridge() -> Iterator[str]:
     finally:
         links.delete(name)
     assert links.show(name) is None
-
-
-@pytest.fixture
-def server(driver: LibvirtDriver) -> Iterator[Instance]:
-    inst = instance()
-    driver.spawn(inst, meta(), ())
-    try:
-        yield inst
-    finally:
-        driver.destroy(inst, ())
 
 
 def macs(conn: libvirt.virConnect, inst: Instance, *, live: bool) -> list[str]:

@@ -20,7 +20,7 @@ from saphira.virt.libvirt import daemons
 from saphira.virt.libvirt.domain import GuestSettings
 from saphira.virt.libvirt.driver import LibvirtDriver, Settings
 from tests.integration.libvirt import guests
-from tests.integration.libvirt.test_driver_lifecycle import qemu_pids
+from tests.integration.libvirt.guests import qemu_pids
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 PIDFILES = (Path("/run/libvirtd.pid"), Path("/run/virtqemud.pid"))

@@ -13,7 +13,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from saphira.network.dhcp import config
 from saphira.network.dhcp.files import NetworkFiles
 from saphira.network.dhcp.process import running_pid
 from saphira.objects.network import DhcpHost, DhcpNetwork, DhcpSubnet, FixedIP, Segment
+from tests.scratch import traversable_dir
 
 SUBNET = DhcpSubnet(
     "sxsubnet-a", "10.77.0.0/24", gateway_ip="10.77.0.1", dns_nameservers=["10.77.0.53"]
@@ -49,15 +49,9 @@ def require(*tools: str) -> None:
         pytest.fail(f"not installed: {', '.join(missing)} (tools/dev setup installs them)")
 
 
-@contextlib.contextmanager
-def state_dir() -> Iterator[Path]:
-    """Under /tmp and world-traversable: dnsmasq runs as nobody and re-reads files there."""
-    path = Path(tempfile.mkdtemp(prefix="sxdh"))
-    path.chmod(0o711)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+def state_dir() -> contextlib.AbstractContextManager[Path]:
+    """Under /tmp and traversable: dnsmasq runs as nobody and re-reads files there."""
+    return traversable_dir("sxdh")
 
 
 @contextlib.contextmanager
@@ -147,13 +141,13 @@ def assert_nothing_left(root: Path, network_id: str, port_id: str, *, ovs: bool 
     assert config.namespace_name(network_id) not in [n["name"] for n in namespaces]
     assert not sh("ip", "link", "show", "dev", device, check=False)
     assert dnsmasq_pid(root, network_id) is None
-    assert not any(f"--pid-file={root}" in _cmdline(p) for p in Path("/proc").glob("[0-9]*"))
+    assert not any(f"--pid-file={root}" in cmdline(p) for p in Path("/proc").glob("[0-9]*"))
     assert not (root / "dhcp" / network_id).exists()
     if ovs:
         assert not sh("ovs-vsctl", "port-to-br", device, check=False)
 
 
-def _cmdline(proc: Path) -> str:
+def cmdline(proc: Path) -> str:
     try:
         return (proc / "cmdline").read_bytes().decode(errors="replace")
     except OSError:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -15,20 +14,12 @@ from saphira.rpc.server import start_server
 from saphira.rpc.transport import get_rpc_transport
 from tests.integration.rpc.broker import PrivateBroker
 from tests.integration.rpc.conftest import PingProcess, rabbit_conf
+from tests.polling import wait_for
 from tests.rpc_ping import Pair, PingAPI, PingManager
 
 pytestmark = pytest.mark.integration
 CTX = RequestContext(user_id="u1", project_id="p1", roles=("member",))
 Spawn = Callable[[str, str, str], PingProcess]
-
-
-def wait_for(check: Callable[[], bool], what: str, limit: float = 60.0) -> None:
-    """Poll until ``check`` holds; fail naming ``what`` if it never does."""
-    deadline = time.monotonic() + limit
-    while not check():
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up waiting for {what}")
-        time.sleep(0.1)
 
 
 def _api(url: str, topic: str, **kwargs: Any) -> tuple[PingAPI, Any]:
@@ -51,8 +42,8 @@ def test_call_cast_and_fanout_across_processes(
             api.fail(CTX, "spoon")
         api.record(CTX, "direct", server="beta")
         api.broadcast(CTX, "everyone")
-        wait_for(lambda: "everyone" in alpha.lines(), "the fanout at alpha")
-        wait_for(lambda: {"direct", "everyone"} <= set(beta.lines()), "beta's casts")
+        wait_for("the fanout at alpha", lambda: "everyone" in alpha.lines(), timeout=60)
+        wait_for("beta's casts", lambda: {"direct", "everyone"} <= set(beta.lines()), timeout=60)
         assert "direct" not in alpha.lines()
     finally:
         transport.cleanup()
@@ -78,7 +69,9 @@ def test_a_cast_waits_for_a_restarted_consumer(
     finally:
         transport.cleanup()
     consumer.start()
-    wait_for(lambda: consumer.lines() == ["sent while down"], "the cast after the restart")
+    wait_for(
+        "the cast after the restart", lambda: consumer.lines() == ["sent while down"], timeout=60
+    )
 
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
@@ -95,7 +88,9 @@ def test_a_cast_survives_a_broker_restart(
         transport.cleanup()
     private_broker.restart()
     consumer.start()
-    wait_for(lambda: consumer.lines() == ["durable"], "the cast queued before the restart")
+    wait_for(
+        "the cast queued before the restart", lambda: consumer.lines() == ["durable"], timeout=60
+    )
     gc.collect()
 
 

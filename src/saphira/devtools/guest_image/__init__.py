@@ -12,6 +12,7 @@ from saphira.devtools.guest_image.guest_init import (
     HTTP_PORT,
     MARKER,
     POWER_OFF,
+    PROBE_PATH,
     READY,
 )
 
@@ -23,6 +24,7 @@ __all__ = [
     "HTTP_PORT",
     "MARKER",
     "POWER_OFF",
+    "PROBE_PATH",
     "READY",
     "GuestImage",
     "ImageBuildError",

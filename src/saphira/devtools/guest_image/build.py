@@ -18,7 +18,7 @@ from pathlib import Path
 from saphira.devtools.guest_image import cpio, debs, disk, guest_init, kernel, kmod
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 5
+FORMAT = 6
 CMDLINE = "console=tty0 console=ttyS0,115200 quiet panic=-1"
 DISK_NAME = "saphira-tiny.qcow2"
 
@@ -40,12 +40,14 @@ def _initramfs(root: Path) -> bytes:
     modules = kmod.load_order(root)
     entries = [cpio.directory(d) for d in ("bin", "dev", "etc", "lib", "lib/modules", "proc")]
     entries += [cpio.directory(d) for d in ("root", "sys", "tmp", "etc/acpi", "etc/acpi/PWRF")]
+    entries += [cpio.directory(d) for d in ("www", "www/cgi-bin")]
     entries += [
         cpio.chardev("dev/console", 5, 1),
         cpio.file("bin/busybox", (root / "bin" / "busybox").read_bytes(), 0o755),
         cpio.symlink("bin/sh", "busybox"),
         cpio.file("init", guest_init.init_script().encode(), 0o755),
         cpio.file("etc/udhcpc.script", guest_init.UDHCPC.encode(), 0o755),
+        cpio.file("www/cgi-bin/probe", guest_init.probe_script().encode(), 0o755),
         cpio.file("etc/acpi/PWRF/00000080", guest_init.ACPI_POWER.encode(), 0o755),
         cpio.file("etc/passwd", b"root::0:0:root:/root:/bin/sh\n"),
         cpio.file("etc/modules", "".join(f"{m.name}\n" for m in modules).encode()),

@@ -13,6 +13,8 @@ POWER_OFF = f"{MARKER} acpi power button, powering off"
 #: What the guest's HTTP server answers on port 80 (followed by its hostname).
 HTTP_BODY = "saphira-tiny-guest OK"
 HTTP_PORT = 80
+#: The CGI path a test asks the guest through to reach other hosts, or to lie about itself.
+PROBE_PATH = "/cgi-bin/probe"
 
 INIT = r"""#!/bin/busybox sh
 # Saphira tiny test guest: PID 1. Prints markers, gets DHCP, reads metadata, serves HTTP.
@@ -108,5 +110,42 @@ poweroff -f
 """
 
 
+# busybox httpd runs this for GET /cgi-bin/probe?ACTION=A,B. The tests need a
+# guest's own view: whether it reaches a neighbour, and whether a packet it sends
+# from an address or MAC that is not its port's ever leaves the host's bridge.
+PROBE = r"""#!/bin/sh
+echo "Content-Type: text/plain"
+echo
+action=${QUERY_STRING%%=*}; args=${QUERY_STRING#*=}
+a=${args%%,*}; b=${args#*,}
+result() { if "$@" > /tmp/probe.out 2>&1; then echo "$action ok"; else echo "$action failed"; fi; }
+set_mac() {
+  ip link set eth0 address "$1" 2>/dev/null \
+    || { ip link set eth0 down; ip link set eth0 address "$1"; ip link set eth0 up; }
+}
+case "$action" in
+  ping) result ping -c 2 -W 2 "$a" ;;
+  tcp)
+    printf 'GET / HTTP/1.0\r\n\r\n' | nc -w 3 "$a" "$b" > /tmp/tcp.out 2>&1
+    if grep -q "@HTTP_BODY@" /tmp/tcp.out; then echo "tcp ok"; else echo "tcp failed"; fi ;;
+  spoofip)
+    ip addr add "$a/32" dev eth0
+    result ping -c 3 -W 1 -I "$a" "$b"
+    ip addr del "$a/32" dev eth0 ;;
+  spoofmac)
+    old=$(cat /sys/class/net/eth0/address)
+    set_mac "$a"
+    echo "mac was $old now $(cat /sys/class/net/eth0/address)"
+    result ping -c 3 -W 1 "$b"
+    set_mac "$old" ;;
+  *) echo "unknown probe $action" ;;
+esac
+"""
+
+
 def init_script() -> str:
     return INIT.replace("@HTTP_BODY@", HTTP_BODY).replace("@HTTP_PORT@", str(HTTP_PORT))
+
+
+def probe_script() -> str:
+    return PROBE.replace("@HTTP_BODY@", HTTP_BODY)
