@@ -10,8 +10,7 @@ the network takes the DHCP namespace and dnsmasq away.
 from __future__ import annotations
 
 import secrets
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +26,10 @@ from saphira.rpc.rpcapi.network import TOPIC
 from saphira.rpc.transport import get_rpc_transport
 from tests.functional.network.conftest import Neutron, start_network
 from tests.integration.network.dhcp_host import guest, lease, ovs_bridge, sh, state_dir
+from tests.polling import wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
 HOST = "sx-agents-host"
-
-
-def wait_for(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {timeout} s")
 
 
 @pytest.fixture
@@ -111,3 +101,37 @@ def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
         "agents dead", lambda: all(not a["alive"] for a in agents(neutron).values()) and True
     )
     assert dead
+
+
+def test_an_api_change_wakes_the_agents_at_once(tmp_path: Path) -> None:
+    """Agents that would poll once a minute serve a new network within seconds."""
+    ensure_running()
+    url = f"inproc://wake-{secrets.token_hex(4)}"
+    with ovs_bridge() as bridge, state_dir() as state:
+        neutron = start_network(
+            tmp_path,
+            DEFAULT={"interface_driver": "openvswitch", "state_path": str(state),
+                     "transport_url": url},
+            ovs={"bridge_mappings": [f"physnet1:{bridge}"]},
+            agent={"report_interval": 60, "polling_interval": 60},
+        )  # fmt: skip
+        conf, backend = neutron.identity.conf, neutron.backend
+        transport = get_rpc_transport(conf)
+        endpoint = PluginEndpoint(backend.db, backend.settings, backend.enforcer)
+        server = rpc_server.start_server(conf, TOPIC, "network", [endpoint], transport=transport)
+        dhcp = DhcpAgentService(conf, HOST, transport)
+        try:
+            dhcp.start()
+            wait_for("the DHCP agent's first pass", lambda: agents(neutron))
+            flat = {"provider:network_type": "flat", "provider:physical_network": "physnet1"}
+            network = neutron.network(**flat)
+            neutron.subnet(network["id"], "10.92.0.0/24")
+            namespace = f"qdhcp-{network['id']}"
+            wait_for("the DHCP namespace", lambda: namespace in netns.names(), timeout=15)
+            neutron.ok("DELETE", f"/v2.0/networks/{network['id']}", 204)
+            wait_for("the namespace gone", lambda: namespace not in netns.names(), timeout=15)
+        finally:
+            dhcp.stop()
+            rpc_server.stop_all([server])
+            backend.db.engine.dispose()
+            neutron.identity.backend.engine.dispose()

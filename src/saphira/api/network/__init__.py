@@ -26,6 +26,7 @@ from saphira.api.network.app import Backend, NetworkApp
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.db.network import Database, make_network_engine
 from saphira.netsvc import settings
+from saphira.netsvc.agent_notifier import AgentNotifier
 from saphira.policy import Enforcer
 
 if TYPE_CHECKING:
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
 def build_backend(conf: cfg.ConfigOpts) -> Backend:
     """Database, settings and policy from the configuration; the database must be synced."""
-    return Backend(Database(make_network_engine(conf)), settings.from_conf(conf), Enforcer(conf))
+    db = Database(make_network_engine(conf))
+    return Backend(db, settings.from_conf(conf), Enforcer(conf), AgentNotifier(conf))
 
 
 def build_network_app(backend: Backend) -> NetworkApp:

@@ -20,12 +20,14 @@ from saphira import exception
 from saphira.api.auth import request_context
 from saphira.api.wsgi import Application, Request, json_body
 from saphira.db.transactions import Database
+from saphira.netsvc.agent_notifier import AgentNotifier
 from saphira.netsvc.caller import Caller
 from saphira.netsvc.errors import Named
 from saphira.netsvc.settings import Settings
 from saphira.policy import Enforcer
 
 MAX_BODY = 1024 * 1024
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
 INTERNAL = "Request Failed: internal server error while processing your request."
 _HTTP_NAMES = {
     400: "HTTPBadRequest", 401: "HTTPUnauthorized", 403: "HTTPForbidden", 404: "HTTPNotFound",
@@ -48,6 +50,7 @@ class Backend:
     db: Database
     settings: Settings
     enforcer: Enforcer
+    agents: AgentNotifier | None = None
 
 
 @dataclass
@@ -89,4 +92,6 @@ class NetworkApp(Application):
     def dispatch(self, request: Request, endpoint: Any, args: Mapping[str, Any]) -> Response:
         caller = Caller(request_context(request.environ), self.backend.enforcer)
         response: Response = endpoint(Call(request, self.backend, caller), **args)
+        if self.backend.agents and request.method not in READS and response.status_code < 400:
+            self.backend.agents.changed(caller.ctx)
         return response
