@@ -19,6 +19,7 @@ before the error goes up: no port leaks out of a failed build.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from dataclasses import dataclass, field
@@ -116,6 +117,28 @@ class Networking:
         """One NIC's port after it left the guest: deleted if made for the server,
         unbound if the user brought it (as Nova's deallocate_port_for_instance)."""
         self._give_back(vif.port_id, delete=not vif.preserve_on_delete, quiet=False)
+
+    # -- move -----------------------------------------------------------------
+    def rebind(self, instance: Instance) -> list[InstanceVIF]:
+        """The instance's ports bound to this host instead, as the info cache keeps them.
+
+        A guest that moved (a resize to, or its revert back to, this host) is
+        wired by this host's L2 agent only once its ports say so; the new
+        binding may also bring another VIF type or bridge.
+        """
+        moved = []
+        for cached in instance.network_info:
+            port = self.client.update_port(cached.port_id, {"binding:host_id": self.host})
+            if port.get("binding:vif_type") in NOT_BOUND:
+                raise errors.PortBindingFailed(
+                    port_id=port["id"], host=self.host, vif_type=port.get("binding:vif_type")
+                )
+            details = port.get("binding:vif_details") or {}
+            moved.append(dataclasses.replace(
+                cached, vif_type=str(port.get("binding:vif_type") or ""),
+                bridge=details.get("bridge_name"), active=port.get("status") == "ACTIVE",
+            ))  # fmt: skip
+        return moved
 
     # -- delete ---------------------------------------------------------------
     def deallocate(self, instance: Instance) -> None:

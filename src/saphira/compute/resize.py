@@ -13,15 +13,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.compute.images import image_meta
-from saphira.compute.vifs import network_info
+from saphira.compute.vifs import driver_vif, network_info
 from saphira.context import RequestContext
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import TABLE, Action
 from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
-from saphira.virt.types import Migration
+from saphira.virt.types import Migration, NetworkInfo
 
 if TYPE_CHECKING:
+    from saphira.compute.network import Networking
     from saphira.placement.client import PlacementClient
     from saphira.rpc.rpcapi.compute import ComputeAPI
     from saphira.rpc.rpcapi.conductor import ConductorAPI
@@ -58,6 +59,7 @@ class ResizeMixin:
     conductor: ConductorAPI
     compute: ComputeAPI
     placement: PlacementClient
+    network: Networking | None
 
     def _hop(
         self,
@@ -114,6 +116,14 @@ class ResizeMixin:
             self.placement.delete_allocations(migration["uuid"])
         except Exception:
             LOG.exception("could not give %s its source claim back", instance.uuid)
+
+    def _nics_here(self, ctxt: RequestContext, instance: Instance, came_from: str) -> NetworkInfo:
+        """The guest's NICs on this host; its ports bound here first if it came from another."""
+        if self.network is None or came_from == self.host or not instance.network_info:
+            return network_info(instance)
+        moved = self.network.rebind(instance)
+        self.conductor.instance_update(ctxt, instance.uuid, {"network_info": moved})
+        return tuple(driver_vif(vif) for vif in moved)
 
     def prep_resize(
         self,
@@ -174,9 +184,10 @@ class ResizeMixin:
             self.conductor.instance_advance(ctxt, instance.uuid, Action.RESIZE, T.RESIZE_MIGRATED)
             driver = _node_driver(self, migration["dest_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
+            nics = self._nics_here(ctxt, instance, migration["source_host"])
             driver.finish_migration(
                 instance, _migration(migration), image_meta(image, instance.image_ref),
-                network_info(instance), power_on,
+                nics, power_on,
             )  # fmt: skip
             power = driver.get_info(instance).state
             self.conductor.instance_finish(
@@ -221,7 +232,8 @@ class ResizeMixin:
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
-            driver.finish_revert_migration(instance, move, network_info(instance), power_on)
+            nics = self._nics_here(ctxt, instance, migration["dest_host"])
+            driver.finish_revert_migration(instance, move, nics, power_on)
             power = driver.get_info(instance).state
             self.conductor.instance_finish(
                 ctxt, instance.uuid, Action.REVERT_RESIZE,

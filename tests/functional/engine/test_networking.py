@@ -93,6 +93,33 @@ def test_a_users_port_is_kept_and_unbound_on_delete(plane: Plane, neutron: Neutr
     assert kept["binding:vif_type"] == "unbound"
 
 
+def test_a_resize_binds_the_port_to_the_new_host_and_a_revert_back(
+    plane: Plane, neutron: Neutron
+) -> None:
+    neutron.wire("host-a")
+    plane.add_host("host-a")
+    network = neutron.network("private", _project(plane), "10.20.0.0/24")
+    server_id = _created(plane, networks=[{"uuid": network["id"]}])
+    plane.api.wait(server_id, "ACTIVE")
+    neutron.wire("host-b")
+    plane.add_host("host-b")
+
+    resized = plane.api.action(server_id, {"resize": {"flavorRef": "2"}})
+    assert resized.status_code == 202, resized.get_data(True)
+    assert plane.api.wait(server_id, "VERIFY_RESIZE", user="admin")["OS-EXT-SRV-ATTR:host"] == (
+        "host-b"
+    )
+    (port,) = neutron.ports(device_id=server_id)
+    assert (port["binding:host_id"], port["binding:vif_type"]) == ("host-b", "ovs")
+    assert plane.drivers["host-b"].guests[server_id].vifs == [port["id"]]
+    assert plane.api.ok("GET", f"/servers/{server_id}/ips")["addresses"]["private"]
+
+    assert plane.api.action(server_id, {"revertResize": None}).status_code == 202
+    plane.api.wait(server_id, "ACTIVE", user="admin")
+    (port,) = neutron.ports(device_id=server_id)
+    assert port["binding:host_id"] == "host-a"
+
+
 def test_auto_with_two_networks_fails_clearly(plane: Plane, neutron: Neutron) -> None:
     neutron.wire("host-a")
     plane.add_host("host-a")

@@ -225,6 +225,7 @@ class FakeDriver(ComputeDriver):
                 )  # fmt: skip
                 self.guests[instance.uuid] = guest
         guest.flavor = migration.new_flavor
+        guest.vifs = [vif.id for vif in network_info]
         if power_on:
             guest.boot()
             self.emit_event(instance.uuid, _T.STARTED)
