@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from saphira import conf
+from saphira.common.service_auth import service_url
 from saphira.exception import ConfigError
 
 GUIDE_CONF = """
@@ -139,3 +140,10 @@ def test_sample_file_is_current() -> None:
 
     path = Path(__file__).resolve().parents[2] / "etc" / "saphira.conf.sample"
     assert path.read_text() == sample.render()
+
+
+def test_service_urls_are_local_unless_overridden(tmp_path: Path) -> None:
+    text = "[neutron]\nendpoint_override = http://controller:9696/\n"
+    c = conf.load(["--config-file", _write(tmp_path, text)])
+    assert service_url(c, "neutron", "network") == "http://controller:9696"
+    assert service_url(c, "placement", "placement") == "http://127.0.0.1:8778"

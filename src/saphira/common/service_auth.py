@@ -78,6 +78,12 @@ def local_url(conf: cfg.ConfigOpts, catalog_type: str) -> str:
     return f"http://127.0.0.1:{endpoints.listen_port(conf, endpoint)}{endpoint.path}"
 
 
+def service_url(conf: cfg.ConfigOpts, group: str, catalog_type: str) -> str:
+    """``[group] endpoint_override`` (another host's service), else ``local_url``."""
+    override = conf[group].endpoint_override
+    return str(override).rstrip("/") if override else local_url(conf, catalog_type)
+
+
 def image_url(conf: cfg.ConfigOpts) -> str:
     servers = list(conf.glance.api_servers or [])
     return (servers[0] if servers else local_url(conf, "image")).rstrip("/")

@@ -20,6 +20,10 @@ def auth_opts() -> list[cfg.Opt]:
         cfg.StrOpt("project_name", default="service", help="Service project."),
         cfg.StrOpt("username", help="Service user."),
         cfg.StrOpt("password", secret=True, help="Service user's password."),
+        cfg.URIOpt(
+            "endpoint_override",
+            help="The service's URL; unset, the all-in-one's own listener on this host.",
+        ),
     ]
 
 

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.orm import Session
 
-from saphira.common.service_auth import PasswordToken, local_url
+from saphira.common.service_auth import PasswordToken, service_url
 from saphira.db.network.models import Port
 from saphira.exception import SaphiraError
 
@@ -57,7 +57,7 @@ class NovaNotifier:
         as Nova's user). None if neither names one: builds then wait in vain."""
         for section in (conf.nova, conf.keystone_authtoken):
             if section.username and section.password:
-                return cls(local_url(conf, "compute"), PasswordToken(section))
+                return cls(service_url(conf, "nova", "compute"), PasswordToken(section))
         LOG.warning("[nova] names no service user: the compute API will not hear of ports")
         return None
 

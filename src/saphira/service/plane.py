@@ -16,7 +16,7 @@ from oslo_config import cfg
 
 from saphira.common.images import ImageClient
 from saphira.common.network_client import NetworkClient
-from saphira.common.service_auth import PasswordToken, image_url, local_url
+from saphira.common.service_auth import PasswordToken, image_url, service_url
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.db import cells
@@ -33,7 +33,9 @@ LOG = logging.getLogger(__name__)
 
 def placement_client(conf: cfg.ConfigOpts) -> PlacementClient:
     """Placement as the [placement] service user sees it (as Nova's agents do)."""
-    return PlacementClient(local_url(conf, "placement"), PasswordToken(conf.placement))
+    return PlacementClient(
+        service_url(conf, "placement", "placement"), PasswordToken(conf.placement)
+    )
 
 
 def image_client(conf: cfg.ConfigOpts) -> ImageClient:
@@ -64,7 +66,7 @@ def compute_hosts(conf: cfg.ConfigOpts) -> dict[str, list[ComputeDriver]]:
 def start_compute(
     conf: cfg.ConfigOpts, host: str, drivers: list[ComputeDriver], transport: Any
 ) -> ComputeService:
-    network = NetworkClient(local_url(conf, "network"), PasswordToken(conf.neutron))
+    network = NetworkClient(service_url(conf, "neutron", "network"), PasswordToken(conf.neutron))
     service = ComputeService(
         conf, host, drivers, transport, placement_client(conf), images=image_client(conf),
         network=network,

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.api.compute.backend import HttpImages, Images, RpcBackend, ServerBackend
-from saphira.common.service_auth import local_url
+from saphira.common.service_auth import service_url
 from saphira.db.api import connect
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping
@@ -54,7 +54,7 @@ class ComputeState:
         return cls(
             conf, engine, Enforcer(conf), QuotaEngine.from_conf(conf),
             backend=RpcBackend(conf), images=HttpImages(conf),
-            network_url=local_url(conf, "network"),
+            network_url=service_url(conf, "neutron", "network"),
         )  # fmt: skip
 
     @property
