@@ -4,7 +4,6 @@ leaves the server in ERROR with its placement claim released."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import requests
 
 from saphira.common.service_auth import local_url
 from tests.integration.deploy.deployment import Deployment
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 Make = Callable[..., Deployment]
@@ -37,14 +37,11 @@ def _flavor_and_image(deploy: Deployment, tmp_path: Path) -> str:
 
 
 def _wait_for(what: str, check: Callable[[], Any], deploy: Deployment, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what} never happened\n{deploy.logs()}")
-        time.sleep(0.5)
+    """``wait_for``, with every service's log when it never happens."""
+    try:
+        return wait_for(what, check, timeout, interval=0.5)
+    except AssertionError as error:
+        raise AssertionError(f"{error}\n{deploy.logs()}") from None
 
 
 def test_build_and_delete_with_every_service_in_its_own_process(
