@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import abc
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from oslo_config import cfg
 
@@ -35,6 +36,14 @@ class _Wake:
         self.loop.wake.set()
 
 
+class Watcher(Protocol):
+    """Something on the host that wakes the reconcile loop when it sees a change."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
 class AgentService(abc.ABC):
     AGENT_TYPE: str
     BINARY: str
@@ -43,6 +52,7 @@ class AgentService(abc.ABC):
         self.conf, self.host, self._transport = conf, host, transport
         self.plugin = NetworkPluginAPI(transport)
         self._timers: list[Periodic] = []
+        self._watchers: list[Watcher] = []
         self._server: rpc_server.Server | None = None
 
     @abc.abstractmethod
@@ -50,6 +60,10 @@ class AgentService(abc.ABC):
 
     @abc.abstractmethod
     def reconcile(self) -> None: ...
+
+    def watchers(self, wake: Callable[[], None]) -> list[Watcher]:
+        """What, besides the service's nudge and the poll, should wake the loop."""
+        return []
 
     def report(self) -> None:
         self.plugin.report_state(
@@ -67,10 +81,14 @@ class AgentService(abc.ABC):
         self._server = rpc_server.start_server(
             self.conf, AGENT_TOPIC, self.host, [_Wake(loop)], transport=self._transport
         )
-        for timer in self._timers:
-            timer.start()
+        self._watchers = self.watchers(loop.wake.set)
+        for started in (*self._watchers, *self._timers):
+            started.start()
 
     def stop(self) -> None:
+        for watcher in self._watchers:
+            watcher.stop()
+        self._watchers = []
         for timer in self._timers:
             timer.stop()
         if self._server is not None:

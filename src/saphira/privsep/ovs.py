@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
 from typing import Any
 
-from saphira.privsep.runner import PrivsepError, run
+from saphira.privsep.runner import PrivsepError, run, spawn
 
 
 def port_bridge(port: str) -> str | None:
@@ -220,3 +221,9 @@ def vswitchd_version(control_socket: str) -> str | None:
     except PrivsepError:
         return None
     return out.splitlines()[0].strip() if out.strip() else None
+
+
+def monitor_interfaces() -> subprocess.Popen[str]:
+    """ovsdb-client printing a JSON line for every Interface row added, changed or deleted."""
+    columns = "name,ofport,external_ids"
+    return spawn(["ovsdb-client", "monitor", "Open_vSwitch", "Interface", columns, "--format=json"])

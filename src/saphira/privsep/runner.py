@@ -41,3 +41,17 @@ def run(
         detail = (done.stderr or done.stdout).strip()[-500:]
         raise PrivsepError(command=" ".join(full[:4]), status=done.returncode, detail=detail)
     return done.stdout
+
+
+def spawn(argv: Sequence[str]) -> subprocess.Popen[str]:
+    """A long-running root command whose stdout the caller reads line by line.
+
+    The caller owns the process: it must terminate and wait for it.
+    """
+    LOG.debug("privsep: spawn %s", " ".join(argv))
+    try:
+        return subprocess.Popen(
+            list(argv), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1
+        )
+    except OSError as error:
+        raise PrivsepError(command=argv[0], status="-", detail=str(error)) from None

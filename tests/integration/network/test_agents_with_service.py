@@ -55,6 +55,10 @@ def agents(neutron: Neutron) -> dict[str, dict[str, Any]]:
     return {a["agent_type"]: a for a in listed if a["host"] == HOST}
 
 
+def status(neutron: Neutron, port_id: str) -> str:
+    return str(neutron.ok("GET", f"/v2.0/ports/{port_id}")["port"]["status"])
+
+
 def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
     conf, backend = neutron.identity.conf, neutron.backend
     transport = get_rpc_transport(conf, f"inproc://agents-{secrets.token_hex(4)}")
@@ -103,8 +107,9 @@ def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
     assert dead
 
 
-def test_an_api_change_wakes_the_agents_at_once(tmp_path: Path) -> None:
-    """Agents that would poll once a minute serve a new network within seconds."""
+def test_changes_wake_the_agents_at_once(tmp_path: Path) -> None:
+    """Agents that would poll once a minute serve a new network within seconds (the
+    API's nudge), and report a port up as soon as its tap is plugged (OVSDB's watch)."""
     ensure_running()
     url = f"inproc://wake-{secrets.token_hex(4)}"
     with ovs_bridge() as bridge, state_dir() as state:
@@ -119,18 +124,26 @@ def test_an_api_change_wakes_the_agents_at_once(tmp_path: Path) -> None:
         transport = get_rpc_transport(conf)
         endpoint = PluginEndpoint(backend.db, backend.settings, backend.enforcer)
         server = rpc_server.start_server(conf, TOPIC, "network", [endpoint], transport=transport)
-        dhcp = DhcpAgentService(conf, HOST, transport)
+        l2, dhcp = L2AgentService(conf, HOST, transport), DhcpAgentService(conf, HOST, transport)
         try:
+            l2.start()
             dhcp.start()
-            wait_for("the DHCP agent's first pass", lambda: agents(neutron))
+            wait_for("the agents' first pass", lambda: len(agents(neutron)) == 2)
             flat = {"provider:network_type": "flat", "provider:physical_network": "physnet1"}
             network = neutron.network(**flat)
             neutron.subnet(network["id"], "10.92.0.0/24")
             namespace = f"qdhcp-{network['id']}"
             wait_for("the DHCP namespace", lambda: namespace in netns.names(), timeout=15)
+            port = neutron.port(network["id"], **{"binding:host_id": HOST})
+            with guest(bridge, port["mac_address"], ovs=True) as nic:
+                outer = f"{nic.namespace}o"
+                sh("ovs-vsctl", "set", "Interface", outer, f"external_ids:iface-id={port['id']}")
+                wait_for("the port ACTIVE", lambda: status(neutron, port["id"]) == "ACTIVE", 10)
+            neutron.ok("DELETE", f"/v2.0/ports/{port['id']}", 204)
             neutron.ok("DELETE", f"/v2.0/networks/{network['id']}", 204)
             wait_for("the namespace gone", lambda: namespace not in netns.names(), timeout=15)
         finally:
+            l2.stop()
             dhcp.stop()
             rpc_server.stop_all([server])
             backend.db.engine.dispose()

@@ -8,14 +8,16 @@ tells Nova ``network-vif-plugged``), ports that stopped being so down.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from oslo_config import cfg
 
 from saphira.context import RequestContext
-from saphira.network.agent import AgentService
+from saphira.network.agent import AgentService, Watcher
 from saphira.network.l2.mappings import parse_bridge_mappings
 from saphira.network.l2.ovs_bridge import choose_datapath_type
+from saphira.network.l2.ovs_monitor import InterfaceMonitor
 from saphira.network.l2.ovs_reconcile import OvsReconciler
 from saphira.objects.network import PortDetails
 
@@ -59,6 +61,10 @@ class L2AgentService(AgentService):
             "datapath_type": self.datapath_type,
             "devices": len(self._up),
         }
+
+    def watchers(self, wake: Callable[[], None]) -> list[Watcher]:
+        """OVSDB's Interface changes, where the ports are really wired in OVS."""
+        return [InterfaceMonitor(wake)] if isinstance(self.reconciler, OvsReconciler) else []
 
     def reconcile(self) -> None:
         ctxt = RequestContext()
