@@ -1,7 +1,8 @@
 """The network service (Neutron v2 API) and its ML2 choices, under Neutron's own names.
 
-[DEFAULT] keys are neutron.conf's; [ml2], [ml2_type_flat], [ml2_type_vlan]
-and [ovs] are ml2_conf.ini's and openvswitch_agent.ini's; [quotas] is
+[DEFAULT] keys are neutron.conf's; [ml2], [ml2_type_flat], [ml2_type_vlan],
+[ovs] and [linux_bridge] are ml2_conf.ini's, openvswitch_agent.ini's and
+linuxbridge_agent.ini's; [quotas] is
 neutron.conf's [QUOTAS] (Nova's [quota] is a different group); [nova] is the
 user neutron.conf names for telling the compute API that ports came up.
 """
@@ -47,6 +48,13 @@ ml2_opts: list[cfg.Opt] = [
         item_type=types.String(choices=["flat", "vlan"]),
         help="Types tried, in order, for a network created without provider attributes.",
     ),
+    cfg.ListOpt(
+        "mechanism_drivers",
+        default=["openvswitch", "linuxbridge"],
+        item_type=types.String(choices=["openvswitch", "linuxbridge"]),
+        help="L2 mechanisms in order of preference: a host's agents use the first it has "
+        "(openvswitch needs Open vSwitch installed; linuxbridge only the kernel).",
+    ),
 ]
 
 flat_group = cfg.OptGroup("ml2_type_flat", help="Flat (untagged) provider networks.")
@@ -77,6 +85,17 @@ ovs_opts: list[cfg.Opt] = [
     ),
 ]
 
+linux_bridge_group = cfg.OptGroup(
+    "linux_bridge", help="The Linux bridge agent, where Open vSwitch is absent."
+)
+linux_bridge_opts: list[cfg.Opt] = [
+    cfg.ListOpt(
+        "bridge_mappings",
+        default=["physnet1:br-physnet1"],
+        help="<physical_network>:<bridge> pairs: the Linux bridge that carries each one.",
+    ),
+]
+
 quotas_group = cfg.OptGroup("quotas", help="Default network quotas (Neutron's [QUOTAS]).")
 quotas_opts: list[cfg.Opt] = [
     cfg.IntOpt("quota_network", default=100, min=-1, help="Networks per project; -1: no limit."),
@@ -101,6 +120,7 @@ def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
         (flat_group, flat_opts),
         (vlan_group, vlan_opts),
         (ovs_group, ovs_opts),
+        (linux_bridge_group, linux_bridge_opts),
         (quotas_group, quotas_opts),
         (nova_group, auth_opts()),
     ]

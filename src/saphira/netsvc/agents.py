@@ -20,10 +20,6 @@ from saphira.netsvc.caller import Caller, target
 from saphira.netsvc.settings import Settings
 from saphira.netsvc.stamps import new_id, utcnow
 
-OVS_AGENT = "Open vSwitch agent"
-LINUXBRIDGE_AGENT = "Linux bridge agent"
-DHCP_AGENT = "DHCP agent"
-
 
 def is_alive(agent: Agent, down_time: int, now: dt.datetime | None = None) -> bool:
     age = (now or utcnow()) - agent.heartbeat_timestamp

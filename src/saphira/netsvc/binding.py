@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 
 from saphira.db.network.models import Network, Port
 from saphira.db.network.models_ext import Agent
-from saphira.netsvc.agents import LINUXBRIDGE_AGENT, OVS_AGENT, is_alive
+from saphira.netsvc.agents import is_alive
 from saphira.netsvc.settings import Settings
+from saphira.objects.network import LINUXBRIDGE_AGENT, OVS_AGENT
 
 UNBOUND, FAILED = "unbound", "binding_failed"
 VIF_TYPES = {OVS_AGENT: "ovs", LINUXBRIDGE_AGENT: "bridge"}

@@ -10,10 +10,10 @@ from typing import Any
 from saphira.context import RequestContext
 from saphira.db.transactions import Database
 from saphira.netsvc import dhcp_networks, host_ports
-from saphira.netsvc.agents import DHCP_AGENT, AgentRegistry
+from saphira.netsvc.agents import AgentRegistry
 from saphira.netsvc.nova_notifier import NovaNotifier, vif_plugged_events
 from saphira.netsvc.settings import Settings
-from saphira.objects.network import DhcpNetwork, PortDetails
+from saphira.objects.network import DHCP_AGENT, DhcpNetwork, PortDetails
 from saphira.policy import Enforcer
 from saphira.rpc.rpcapi.network import NetworkPluginAPI
 from saphira.rpc.server import endpoint_target

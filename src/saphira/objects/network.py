@@ -12,6 +12,11 @@ import dataclasses
 
 from saphira.objects.base import SaphiraObject
 
+#: The agent types, as the service's agents table and `openstack network agent list` show them.
+OVS_AGENT = "Open vSwitch agent"
+LINUXBRIDGE_AGENT = "Linux bridge agent"
+DHCP_AGENT = "DHCP agent"
+
 
 @dataclasses.dataclass
 class FixedIP(SaphiraObject):

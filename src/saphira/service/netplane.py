@@ -16,7 +16,8 @@ from saphira.netsvc.nova_notifier import NovaNotifier
 from saphira.netsvc.plugin_rpc import PluginEndpoint
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.service import DhcpAgentService
-from saphira.network.l2.agent import L2AgentService
+from saphira.network.l2.agent import L2AgentService, LinuxBridgeAgentService
+from saphira.network.l2.mappings import mechanism
 from saphira.objects.network import PortDetails
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.network import TOPIC
@@ -63,8 +64,11 @@ class NetworkPlane:
         ports must still bind and turn ACTIVE, or every build there with a NIC
         would fail: their agent reports each bound port wired at once.
         """
+        wiring: type[L2AgentService | LinuxBridgeAgentService] = L2AgentService
+        if mechanism(self.conf) == "linuxbridge":
+            wiring = LinuxBridgeAgentService
         agents: list[AgentService] = [
-            L2AgentService(self.conf, self.conf.host, self.transport),
+            wiring(self.conf, self.conf.host, self.transport),
             DhcpAgentService(self.conf, self.conf.host, self.transport),
         ]
         agents += [

@@ -2,9 +2,10 @@
 host's gateway address on it, and a shared flat network with a subnet there.
 
 Each step is idempotent, so every start runs it: the bridge is found or made
-(userspace datapath where the kernel has none), the address added if
-missing, the network and subnet created only when no network of that name
-exists.
+(an Open vSwitch bridge, with the userspace datapath where the kernel has
+none; a Linux bridge where the host's L2 mechanism is linuxbridge), the
+address added if missing, the network and subnet created only when no
+network of that name exists.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-import shutil
 
 from oslo_config import cfg
 
@@ -20,21 +20,22 @@ from saphira.api.network import build_backend
 from saphira.context import RequestContext
 from saphira.netsvc import networks, subnets
 from saphira.netsvc.caller import Caller
-from saphira.network.l2.mappings import parse_bridge_mappings
+from saphira.network.l2.mappings import host_bridge_mappings, mechanism
 from saphira.network.l2.ovs_bridge import ensure_bridge
 from saphira.network.ovs_daemons import ensure_running
+from saphira.privsep import bridge as linux_bridges
 from saphira.privsep import links
 from saphira.service.tiny_image import admin_project
 
 LOG = logging.getLogger(__name__)
 
 
-def unavailable_reason() -> str | None:
+def unavailable_reason(conf: cfg.ConfigOpts) -> str | None:
     """Why this host cannot wire guests itself, or None when it can."""
     if os.geteuid() != 0:
         return "the network agents need root"
-    if shutil.which("ovs-vsctl") is None:
-        return "Open vSwitch is not installed"
+    if mechanism(conf) is None:
+        return "Open vSwitch is not installed and [ml2] mechanism_drivers leaves out linuxbridge"
     return None
 
 
@@ -44,15 +45,23 @@ def gateway(conf: cfg.ConfigOpts) -> ipaddress.IPv4Interface:
 
 
 def prepare_host(conf: cfg.ConfigOpts) -> str:
-    """Open vSwitch running, the provider bridge made, the gateway address on it."""
-    ensure_running()
-    bridge = parse_bridge_mappings(conf.ovs.bridge_mappings)[conf.provider.physical_network]
-    info = ensure_bridge(bridge)
+    """The provider bridge made (Open vSwitch running first, if it is the mechanism),
+    the gateway address on it. The DHCP agent plugs as the L2 agent wires."""
+    chosen = mechanism(conf)
+    bridge = host_bridge_mappings(conf, chosen)[conf.provider.physical_network]
+    if chosen == "linuxbridge":
+        if links.show(bridge) is None:
+            linux_bridges.create(bridge)
+        kind = "Linux bridge"
+    else:
+        ensure_running()
+        kind = f"Open vSwitch, {ensure_bridge(bridge).datapath_type} datapath"
+    conf.set_override("interface_driver", chosen)
     address = str(gateway(conf))
     if address not in links.addresses(bridge):
         links.add_address(bridge, address)
     links.set_up(bridge)
-    LOG.info("provider bridge %s (%s datapath): host at %s", bridge, info.datapath_type, address)
+    LOG.info("provider bridge %s (%s): host at %s", bridge, kind, address)
     return bridge
 
 

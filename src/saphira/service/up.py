@@ -180,7 +180,7 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, extras: Extras) ->
 
 def _provider_network(conf: cfg.ConfigOpts) -> frozenset[str]:
     """The bridge and network made ready; the agents' part if the host allows them."""
-    missing = provider_net.unavailable_reason()
+    missing = provider_net.unavailable_reason(conf)
     if missing is not None:
         LOG.info("no provider network: %s", missing)
         return frozenset()

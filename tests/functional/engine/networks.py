@@ -24,9 +24,10 @@ from saphira.api.network.app import Backend
 from saphira.common.network_client import NetworkClient
 from saphira.context import RequestContext
 from saphira.db.network import sync
-from saphira.netsvc.agents import OVS_AGENT, AgentRegistry
+from saphira.netsvc.agents import AgentRegistry
 from saphira.netsvc.nova_notifier import NovaNotifier
 from saphira.netsvc.plugin_rpc import PluginEndpoint
+from saphira.objects.network import OVS_AGENT
 from tests.functional.compute.servers_harness import check as _check
 from tests.functional.engine.conftest import Plane
 from tests.functional.identity.server import serve

@@ -7,7 +7,8 @@ import datetime as dt
 import sqlalchemy as sa
 
 from saphira.db.network.models_ext import Agent
-from saphira.netsvc.agents import DHCP_AGENT, OVS_AGENT, AgentRegistry
+from saphira.netsvc.agents import AgentRegistry
+from saphira.objects.network import DHCP_AGENT, OVS_AGENT
 from tests.functional.network.conftest import Neutron
 
 

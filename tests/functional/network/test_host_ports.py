@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.netsvc.agents import OVS_AGENT, AgentRegistry
+from saphira.netsvc.agents import AgentRegistry
 from saphira.netsvc.host_ports import ports_for_host, report_ports
+from saphira.objects.network import OVS_AGENT
 from tests.functional.network.conftest import Neutron
 
 BOUND = {"binding:host_id": "h1"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.netsvc.agents import LINUXBRIDGE_AGENT, OVS_AGENT, AgentRegistry
+from saphira.netsvc.agents import AgentRegistry
+from saphira.objects.network import LINUXBRIDGE_AGENT, OVS_AGENT
 from tests.functional.network.conftest import Neutron
 
 

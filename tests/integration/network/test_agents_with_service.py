@@ -100,6 +100,7 @@ def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
     finally:
         l2.stop()
         dhcp.stop()
+        dhcp.dhcp.sync([])  # a failed test may have left a network served
         rpc_server.stop_all([server])
     dead = wait_for(
         "agents dead", lambda: all(not a["alive"] for a in agents(neutron).values()) and True
@@ -145,6 +146,7 @@ def test_changes_wake_the_agents_at_once(tmp_path: Path) -> None:
         finally:
             l2.stop()
             dhcp.stop()
+            dhcp.dhcp.sync([])
             rpc_server.stop_all([server])
             backend.db.engine.dispose()
             neutron.identity.backend.engine.dispose()

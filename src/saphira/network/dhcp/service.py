@@ -11,18 +11,19 @@ from oslo_config import cfg
 from saphira.context import RequestContext
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.network.l2.mappings import parse_bridge_mappings
+from saphira.network.l2.mappings import host_bridge_mappings
+from saphira.objects.network import DHCP_AGENT
 
 LOG = logging.getLogger(__name__)
 
 
 class DhcpAgentService(AgentService):
-    AGENT_TYPE = "DHCP agent"
+    AGENT_TYPE = DHCP_AGENT
     BINARY = "neutron-dhcp-agent"
 
     def __init__(self, conf: cfg.ConfigOpts, host: str, transport: Any) -> None:
         super().__init__(conf, host, transport)
-        self.mappings = parse_bridge_mappings(conf.ovs.bridge_mappings)
+        self.mappings = host_bridge_mappings(conf, conf.interface_driver)
         interface = "ovs" if conf.interface_driver == "openvswitch" else "linuxbridge"
         self.dhcp = DhcpAgent(
             Path(conf.state_path), mapped_bridges(self.mappings), interface=interface

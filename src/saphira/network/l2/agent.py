@@ -15,11 +15,12 @@ from oslo_config import cfg
 
 from saphira.context import RequestContext
 from saphira.network.agent import AgentService, Watcher
+from saphira.network.l2.linuxbridge import LinuxBridgeReconciler
 from saphira.network.l2.mappings import parse_bridge_mappings
 from saphira.network.l2.ovs_bridge import choose_datapath_type
 from saphira.network.l2.ovs_monitor import InterfaceMonitor
 from saphira.network.l2.ovs_reconcile import OvsReconciler
-from saphira.objects.network import PortDetails
+from saphira.objects.network import LINUXBRIDGE_AGENT, OVS_AGENT, PortDetails
 
 LOG = logging.getLogger(__name__)
 
@@ -33,8 +34,29 @@ class Reconciler(Protocol):
     def reconcile_once(self, desired: list[PortDetails]) -> Any: ...
 
 
-class L2AgentService(AgentService):
-    AGENT_TYPE = "Open vSwitch agent"
+class _WiringAgent(AgentService):
+    """What both L2 agents do: reconcile this host's ports, report changes in state."""
+
+    reconciler: Reconciler
+
+    def __init__(self, conf: cfg.ConfigOpts, host: str, transport: Any) -> None:
+        super().__init__(conf, host, transport)
+        self._up: set[str] = set()
+
+    def reconcile(self) -> None:
+        ctxt = RequestContext()
+        report: _Report = self.reconciler.reconcile_once(self.plugin.get_ports(ctxt, self.host))
+        up = set(report.up)
+        newly_up, gone = sorted(up - self._up), sorted(self._up - up)
+        if newly_up or gone:
+            self.plugin.ports_status(ctxt, self.host, newly_up, gone)
+        self._up = up
+
+
+class L2AgentService(_WiringAgent):
+    """The Open vSwitch agent."""
+
+    AGENT_TYPE = OVS_AGENT
     BINARY = "neutron-openvswitch-agent"
 
     def __init__(
@@ -53,7 +75,6 @@ class L2AgentService(AgentService):
             LOG.info("OVS datapath: %s (%s)", datapath_type, why)
         self.datapath_type = datapath_type
         self.reconciler = reconciler or OvsReconciler(self.mappings, datapath_type)
-        self._up: set[str] = set()
 
     def configurations(self) -> dict[str, Any]:
         return {
@@ -66,11 +87,22 @@ class L2AgentService(AgentService):
         """OVSDB's Interface changes, where the ports are really wired in OVS."""
         return [InterfaceMonitor(wake)] if isinstance(self.reconciler, OvsReconciler) else []
 
-    def reconcile(self) -> None:
-        ctxt = RequestContext()
-        report: _Report = self.reconciler.reconcile_once(self.plugin.get_ports(ctxt, self.host))
-        up = set(report.up)
-        newly_up, gone = sorted(up - self._up), sorted(self._up - up)
-        if newly_up or gone:
-            self.plugin.ports_status(ctxt, self.host, newly_up, gone)
-        self._up = up
+
+class LinuxBridgeAgentService(_WiringAgent):
+    """The Linux bridge agent: taps on kernel bridges, security groups in nftables.
+
+    It only polls: a tap libvirt adds is wired at the next ``polling_interval``.
+    """
+
+    AGENT_TYPE = LINUXBRIDGE_AGENT
+    BINARY = "neutron-linuxbridge-agent"
+
+    def __init__(
+        self, conf: cfg.ConfigOpts, host: str, transport: Any, reconciler: Reconciler | None = None
+    ) -> None:
+        super().__init__(conf, host, transport)
+        self.mappings = parse_bridge_mappings(conf.linux_bridge.bridge_mappings)
+        self.reconciler = reconciler or LinuxBridgeReconciler(self.mappings)
+
+    def configurations(self) -> dict[str, Any]:
+        return {"bridge_mappings": dict(self.mappings), "devices": len(self._up)}

@@ -9,7 +9,10 @@ kernel cannot carry (more than 15 characters).
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
+
+from oslo_config import cfg
 
 from saphira.network.l2.errors import L2Error
 
@@ -34,3 +37,18 @@ def parse_bridge_mappings(value: str | Sequence[str]) -> dict[str, str]:
             raise L2Error(detail=f"bridge_mappings: {bridge} is longer than {MAX_NAME} characters")
         mappings[physnet] = bridge
     return mappings
+
+
+def mechanism(conf: cfg.ConfigOpts) -> str | None:
+    """The L2 mechanism this host's agents use: the first of ``[ml2] mechanism_drivers``
+    it has, or None (Open vSwitch preferred but not installed, and nothing else allowed)."""
+    for name in conf.ml2.mechanism_drivers:
+        if name == "linuxbridge" or shutil.which("ovs-vsctl") is not None:
+            return str(name)
+    return None
+
+
+def host_bridge_mappings(conf: cfg.ConfigOpts, chosen: str | None = None) -> dict[str, str]:
+    """The mappings of the mechanism in use: ``[linux_bridge]``'s or ``[ovs]``'s."""
+    group = conf.linux_bridge if (chosen or mechanism(conf)) == "linuxbridge" else conf.ovs
+    return parse_bridge_mappings(group.bridge_mappings)

@@ -1,0 +1,110 @@
+"""`saphira up` where the L2 mechanism is Linux bridge: a real guest, nftables groups.
+
+With `[ml2] mechanism_drivers = linuxbridge` the host runs the Linux bridge
+agent (and the DHCP agent plugs into Linux bridges): the provider bridge is
+a kernel bridge, the guest's port binds as `bridge`, its lease matches the
+port, and the host reaches its HTTP port only while a rule allows it.
+Deleting the server and the network leaves no tap, namespace or dnsmasq.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saphira.devtools.guest_image import READY
+from saphira.devtools.leftovers import remove_guests_under
+from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
+from saphira.network.l2.nft_ruleset import TABLE
+from saphira.privsep import links, netns, nft
+from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.test_cloud_guest_network import eventually, http_ok, port_of
+from tests.functional.test_cloud_libvirt import wait_console
+from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.integration.network.dhcp_host import cmdline
+from tests.polling import wait_for
+
+pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, str]]:
+    bridge = f"sxlb{secrets.token_hex(4)}"
+    cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
+    conf = tmp_path_factory.mktemp("conf") / "linuxbridge.conf"
+    with qemu_reachable_dir("lbnet") as root:
+        instances = root / "instances"
+        conf.write_text(
+            f"[DEFAULT]\ninstances_path = {instances}\nvif_plugging_timeout = 120\n"
+            f"[ml2]\nmechanism_drivers = linuxbridge\n"
+            f"[linux_bridge]\nbridge_mappings = physnet1:{bridge}\n[provider]\ncidr = {cidr}\n"
+            "[agent]\npolling_interval = 0.5\n"
+        )
+        args = ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
+                "--provider-network", "--config-file", str(conf)]  # fmt: skip
+        (root / "cloud").mkdir()
+        cloud = start_cloud(str(root / "cloud"), args)
+        try:
+            yield cloud, bridge
+            assert cloud.stop() == 0, cloud.log()
+        finally:
+            cloud.kill()
+            remove_guests_under(instances)
+            lb = mapped_bridges({"physnet1": bridge})
+            DhcpAgent(cloud.state_dir, lb, interface="linuxbridge").sync([])
+            for family in ("bridge", "inet"):
+                nft.delete_table(family, TABLE)
+            if links.show(bridge) is not None:
+                links.delete(bridge)
+
+
+def test_the_linux_bridge_agent_wires_and_filters_a_real_guest(
+    setup: tuple[Cloud, str],
+) -> None:
+    cloud, bridge = setup
+
+    def agents() -> list[dict[str, Any]] | None:
+        listed: list[dict[str, Any]] = cloud.openstack("network", "agent", "list", "-f", "json")
+        alive = sorted(a["Agent Type"] for a in listed if a["Alive"])
+        return listed if alive == ["DHCP agent", "Linux bridge agent"] else None
+
+    listed = wait_for("both agents alive", agents)
+    l2 = next(a for a in listed if a["Agent Type"] == "Linux bridge agent")
+    shown = cloud.openstack("network", "agent", "show", l2["ID"], "-f", "json")
+    assert shown["configuration"]["bridge_mappings"] == {"physnet1": bridge}
+
+    cloud.openstack(
+        "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
+        "--network", "provider", "--wait", "lb1",
+    )  # fmt: skip
+    port = port_of(cloud, "lb1")
+    assert port["binding_vif_type"] == "bridge"
+    ip = port["fixed_ips"][0]["ip_address"]
+    log = wait_console(cloud, "lb1", READY, 1)
+    assert f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
+
+    (group,) = port["security_group_ids"]
+    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
+    rule = cloud.openstack(
+        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
+        "--remote-ip", "0.0.0.0/0", group, "-f", "json",
+    )  # fmt: skip
+    eventually("the rule opening port 80", lambda: http_ok(ip), True)
+    cloud.openstack("security", "group", "rule", "delete", rule["id"])
+    eventually("port 80 closed again", lambda: http_ok(ip), False)
+
+    network = cloud.openstack("network", "show", "provider", "-f", "json")
+    tap = f"tap{port['id']}"[:14]
+    cloud.openstack("server", "delete", "--wait", "lb1")
+    cloud.openstack("network", "delete", "provider")
+    eventually("the DHCP namespace gone", lambda: f"qdhcp-{network['id']}" in netns.names(), False)
+    assert links.show(tap) is None
+    assert not [p for p in Path("/proc").glob("[0-9]*") if network["id"] in cmdline(p)]
+    links_out = subprocess.run(["ip", "-br", "link"], capture_output=True, text=True, check=True)
+    assert tap not in links_out.stdout
