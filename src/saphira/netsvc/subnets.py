@@ -16,6 +16,7 @@ from saphira.db.network.models import AllocationPool, IPAllocation, Network, Por
 from saphira.netsvc import access, errors, quotas
 from saphira.netsvc.addresses import Net, Pool, check_pools, default_pools, parse_cidr, parse_ip
 from saphira.netsvc.caller import Caller, target
+from saphira.netsvc.ipam import is_auto
 from saphira.netsvc.networks import DHCP_OWNER
 from saphira.netsvc.settings import Settings
 from saphira.netsvc.stamps import bumped, created, new_id
@@ -125,7 +126,11 @@ def update(session: Session, caller: Caller, subnet_id: str, attrs: dict[str, An
 
 
 def delete(session: Session, caller: Caller, subnet_id: str) -> None:
-    """Only DHCP ports may still hold addresses of the subnet; theirs are released."""
+    """Only DHCP ports may still hold addresses of the subnet; theirs are released.
+
+    Addresses a port got by itself (SLAAC, DHCPv6-stateless) hold nothing up:
+    as in Neutron, they are taken off every port and the subnet goes.
+    """
     subnet = access.subnet(session, caller, subnet_id)
     network = access.network_of(session, subnet.network_id)
     caller.authorize("delete_subnet", target(subnet.project_id, network))
@@ -134,7 +139,7 @@ def delete(session: Session, caller: Caller, subnet_id: str) -> None:
         .join(Port, Port.id == IPAllocation.port_id)
         .where(IPAllocation.subnet_id == subnet.id)
     ).all()
-    if any(owner != DHCP_OWNER for _, owner in holders):
+    if not is_auto(subnet) and any(owner != DHCP_OWNER for _, owner in holders):
         raise errors.SubnetInUse(subnet_id=subnet.id)
     for allocation, _ in holders:
         session.delete(allocation)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.functional.network.conftest import Neutron
 
 
@@ -125,3 +127,16 @@ def test_delete_refuses_allocations(neutron: Neutron) -> None:
     neutron.ok("DELETE", f"/v2.0/ports/{port['id']}", 204)
     neutron.ok("DELETE", path, 204)
     assert neutron.ok("GET", f"/v2.0/networks/{network['id']}")["network"]["subnets"] == []
+
+
+@pytest.mark.parametrize("mode", ["slaac", "dhcpv6-stateless"])
+def test_delete_takes_self_assigned_addresses_off_the_ports(neutron: Neutron, mode: str) -> None:
+    network = neutron.network()
+    v4 = neutron.subnet(network["id"], "10.0.0.0/24")
+    auto = neutron.subnet(network["id"], "2001:db8::/64", ipv6_ra_mode=mode, ipv6_address_mode=mode)
+    port = neutron.port(network["id"])
+    assert {ip["subnet_id"] for ip in port["fixed_ips"]} == {v4["id"], auto["id"]}
+    neutron.ok("DELETE", f"/v2.0/subnets/{auto['id']}", 204)
+    shown = neutron.ok("GET", f"/v2.0/ports/{port['id']}")["port"]
+    assert [ip["subnet_id"] for ip in shown["fixed_ips"]] == [v4["id"]]
+    assert neutron.fault("DELETE", f"/v2.0/networks/{network['id']}", 409) == "NetworkInUse"

@@ -48,6 +48,11 @@ _EXTENSIONS: tuple[tuple[str, str, str], ...] = (
 )  # fmt: skip
 
 
+def aliases() -> list[str]:
+    """What a client configures as the service's extensions (tempest's api_extensions)."""
+    return [alias for alias, _name, _description in _EXTENSIONS]
+
+
 def _view(alias: str, name: str, description: str) -> dict[str, object]:
     return {"alias": alias, "name": name, "description": description, "updated": UPDATED,
             "links": []}  # fmt: skip

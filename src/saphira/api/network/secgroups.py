@@ -42,7 +42,7 @@ RULE_SPEC: dict[str, Attr] = {
     "port_range_min": Attr(anything, put=False),
     "port_range_max": Attr(anything, put=False),
     "remote_ip_prefix": Attr(nullable(string(255)), put=False),
-    "remote_group_id": Attr(nullable(uuid_text), put=False),
+    "remote_group_id": Attr(nullable(string(255)), put=False),  # a missing group is a 404
 }
 GROUPS = Collection(
     "security_groups",
