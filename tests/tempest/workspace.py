@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from saphira.api.network.extensions import aliases
 from tests.tempest.provision import Provisioned
 
 MIN_MICROVERSION = "2.1"
@@ -79,11 +80,25 @@ def tempest_conf(identity_url: str, done: Provisioned, workdir: Path) -> configp
                 "scheduler_enabled_filters": ",".join(FILTERS),
             },
             "image": {"build_timeout": "60", "build_interval": "1"},
+            # The test cloud has no provider network: servers boot without NICs,
+            # and the network API tests make (and remove) networks of their own.
+            "network": {
+                "project_network_cidr": "10.100.0.0/16",
+                "project_network_mask_bits": "28",
+                "project_network_v6_cidr": "2001:db8::/48",
+                "project_network_v6_mask_bits": "64",
+                "shared_physical_network": "false",
+            },
+            "network-feature-enabled": {
+                "api_extensions": ",".join(aliases()),
+                "ipv6": "true",
+                "ipv6_subnet_attributes": "true",
+            },
             "service_available": {
                 "nova": "true",
                 "glance": "true",
                 "cinder": "false",
-                "neutron": "false",
+                "neutron": "true",
                 "swift": "false",
                 "heat": "false",
                 "horizon": "false",

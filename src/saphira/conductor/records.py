@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from saphira.conductor.databases import Databases
 from saphira.context import RequestContext
-from saphira.db.api.models import InstanceMapping
+from saphira.db.api.models import InstanceGroupMember, InstanceMapping
 from saphira.db.cell import actions, instances, services
 from saphira.db.cell.instances import InstanceFilters
 from saphira.domain import transitions
@@ -155,6 +155,12 @@ class Records:
                 sa.update(InstanceMapping)
                 .where(InstanceMapping.instance_uuid == instance_uuid)
                 .values(queued_for_delete=True)
+            )
+            # A deleted server leaves its group, as in Nova: `members` lists live ones.
+            api.execute(
+                sa.delete(InstanceGroupMember).where(
+                    InstanceGroupMember.instance_uuid == instance_uuid
+                )
             )
 
     def instance_fault_create(self, ctxt: RequestContext, fault: InstanceFault) -> None:

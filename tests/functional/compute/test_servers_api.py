@@ -55,6 +55,11 @@ def test_create_show_list_delete_build_request(harness: Harness) -> None:
     ({"user_data": "!!notbase64"}, "valid base 64"),
     ({"availability_zone": "mars"}, "availability zone is not available"),
     ({"min_count": 3, "max_count": 2}, "min_count must be <= max_count"),
+    ({"accessIPv6": "notvalid"}, "'notvalid' is not a 'ipv6'"),
+    ({"accessIPv4": "1.2.3"}, "'1.2.3' is not a 'ipv4'"),
+    ({"networks": [{"uuid": "a-b-c-d-e-f-g-h-i-j"}]}, "network uuid is not in proper format"),
+    ({"networks": [{"port": "not-a-uuid"}]}, "field 'server/networks/0/port'"),
+    ({"networks": [{"uuid": IMAGE, "fixed_ip": "10.0.0.300"}]}, "networks/0/fixed_ip"),
 ])  # fmt: skip
 def test_create_bad_input_is_400(harness: Harness, body: dict[str, object], word: str) -> None:
     response = _create(harness.client(), **body)

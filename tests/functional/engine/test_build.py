@@ -50,3 +50,16 @@ def test_failure_on_every_host_names_hosts_and_reasons(plane: Plane) -> None:
         ).one()
     assert "host-a" in message and "host-b" in message and "no luck" in message
     assert not plane.placement.get_allocations(uuid)["allocations"]
+
+
+def test_the_create_answers_with_the_request_id_of_its_action(plane: Plane) -> None:
+    """Nova's X-Compute-Request-Id too: tempest's instance-action tests look the create up by it."""
+    plane.add_host("host-a")
+    created = plane.api.create()
+    assert created.status_code == 202, created.get_data(True)
+    request_id = created.headers["X-Compute-Request-Id"]
+    assert request_id == created.headers["X-OpenStack-Request-ID"]
+    server_id = created.get_json()["server"]["id"]
+    plane.api.wait(server_id, "ACTIVE")
+    actions = plane.api.ok("GET", f"/servers/{server_id}/os-instance-actions")["instanceActions"]
+    assert [(a["action"], a["request_id"]) for a in actions] == [("create", request_id)]

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from saphira.db.cell import models
 from tests.functional.engine.conftest import Plane
 from tests.functional.engine.test_faults import assert_nothing_left
+from tests.polling import wait_for
 
 
 def test_fifty_concurrent_creates_against_a_quota_of_ten(plane: Plane) -> None:
@@ -114,3 +115,11 @@ def test_anti_affinity_group_members_land_on_different_hosts(plane: Plane) -> No
         api.wait(created[-1], "ACTIVE")  # placed members are seen; racing ones are not yet
     hosts = {api.server(s, "admin")["OS-EXT-SRV-ATTR:host"] for s in created}
     assert hosts == {"host-a", "host-b"}
+    group_url = f"/os-server-groups/{group['server_group']['id']}"
+    assert sorted(api.ok("GET", group_url)["server_group"]["members"]) == sorted(created)
+    api.ok("DELETE", f"/servers/{created[0]}", status=204)
+    wait_for(
+        "the deleted server out of its group",
+        lambda: api.ok("GET", group_url)["server_group"]["members"] == [created[1]],
+        interval=0.02,
+    )

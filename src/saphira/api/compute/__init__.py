@@ -87,7 +87,8 @@ def build_app(
 ) -> WSGIApplication:
     """The compute WSGI app; the API database must be synced."""
     app = build_compute_app(ComputeState.from_conf(conf))
-    return RequestIdMiddleware(PublicOrAuthenticated(app, auth.from_conf(app, conf, validator)))
+    authenticated = PublicOrAuthenticated(app, auth.from_conf(app, conf, validator))
+    return RequestIdMiddleware(authenticated, also=("X-Compute-Request-Id",))
 
 
 __all__ = ["build_app", "build_compute_app"]

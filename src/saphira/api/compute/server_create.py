@@ -137,9 +137,22 @@ def _networks(call: Call, value: Any) -> str:
         raise BadRequest("networks is required")  # the schema says so first
     if isinstance(value, list):
         for net in value:
-            if not net.get("uuid") and not net.get("port"):
-                raise BadRequest("Bad networks format: network uuid is not in proper format ()")
+            if net.get("port"):
+                continue
+            if not _is_uuid(net.get("uuid") or ""):
+                raise BadRequest(
+                    "Bad networks format: network uuid is not in proper format "
+                    f"({net.get('uuid') or ''})"
+                )
     return json.dumps(value if value is not None else "auto")
+
+
+def _is_uuid(text: str) -> bool:
+    """oslo.utils' is_uuid_like: dashes and braces aside, 32 hex digits."""
+    try:
+        return str(uuid.UUID(text)).replace("-", "") == text.lower().replace("-", "").strip("{}")
+    except ValueError:
+        return False
 
 
 def hostname_of(name: str) -> str:

@@ -19,7 +19,8 @@ _IP6 = {"type": "string", "format": "ipv6"}
 _NETWORK = {
     "type": "object",
     "properties": {
-        "fixed_ip": {"type": "string"}, "port": {"type": ["string", "null"]},
+        "fixed_ip": {"type": "string", "oneOf": [{"format": "ipv4"}, {"format": "ipv6"}]},
+        "port": {"oneOf": [{"type": "string", "format": "uuid"}, {"type": "null"}]},
         "uuid": {"type": "string"}, "tag": {"type": "string", "maxLength": 60},
     },
     "additionalProperties": False,

@@ -44,9 +44,13 @@ def json_body(request: Request) -> Any:
         raise BadRequest("Malformed request body: nested too deeply.") from None
 
 
+#: The formats our schemas name (without a checker jsonschema ignores "format").
+FORMATS = jsonschema.FormatChecker(formats=("ipv4", "ipv6", "uuid"))
+
+
 def validate(body: Any, schema: dict[str, Any]) -> None:
     """ValidationError naming the field, as Keystone's validators word it."""
-    validator = jsonschema.Draft4Validator(schema)
+    validator = jsonschema.Draft4Validator(schema, format_checker=FORMATS)
     error = jsonschema.exceptions.best_match(validator.iter_errors(body))
     if error is not None:
         path = "/".join(str(p) for p in error.absolute_path)

@@ -28,8 +28,10 @@ class RequestIdMiddleware:
     logged while the id (and the user and project, once known) are bound.
     """
 
-    def __init__(self, app: WSGIApplication) -> None:
+    def __init__(self, app: WSGIApplication, also: tuple[str, ...] = ()) -> None:
+        """``also``: more headers carrying the same id (Nova's X-Compute-Request-Id)."""
         self.app = app
+        self.headers = (HEADER, *also)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         request_id = new_request_id()
@@ -42,8 +44,9 @@ class RequestIdMiddleware:
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
             seen.append(status)
-            headers = [(k, v) for k, v in headers if k.lower() != HEADER.lower()]
-            headers.append((HEADER, request_id))
+            ours = {name.lower() for name in self.headers}
+            headers = [(k, v) for k, v in headers if k.lower() not in ours]
+            headers += [(name, request_id) for name in self.headers]
             return start_response(status, headers, exc_info)
 
         token = logcontext.bind(request_id)
