@@ -13,10 +13,12 @@ RPC call, cast, fanout and notifications, but it is a unit-test tool:
   so code could pass here and fail on the real bus.
 
 This driver keeps the fake's queue semantics (topic queues shared by the
-servers of a topic, one queue per server, fanout to the listening servers,
-messages waiting in a queue for their consumer) but gives each URL's
-virtual host its own bus, wakes consumers with a condition variable, and
-round-trips messages, replies and failures through JSON as the wire does.
+servers of a topic, one queue per server, messages waiting in a queue for
+their consumer) and RabbitMQ's fanout: every listener has a fanout queue of
+its own, so two servers of one topic on one host (the L2 and DHCP agents)
+both hear a fanout cast. Unlike the fake, it gives each URL's virtual host
+its own bus, wakes consumers with a condition variable, and round-trips
+messages, replies and failures through JSON as the wire does.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import collections
 import queue
 import threading
 import time
+import uuid
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,7 +37,7 @@ from oslo_messaging._drivers import base
 from oslo_messaging._drivers import common as rpc_common
 from oslo_serialization import jsonutils
 
-# (kind, exchange, topic, server-or-pool): kind is "topic" or "server".
+# (kind, exchange, topic, server-or-pool-or-listener): kind is "topic", "server" or "fanout".
 _Key = tuple[str, str, str, str | None]
 
 
@@ -67,7 +70,7 @@ class _Bus:
 
     def fanout_keys(self, exchange: str, topic: str) -> list[_Key]:
         with self.cond:
-            return [k for k in self.listening if k[:3] == ("server", exchange, topic)]
+            return [k for k in self.listening if k[:3] == ("fanout", exchange, topic)]
 
 
 _buses: weakref.WeakValueDictionary[str, _Bus] = weakref.WeakValueDictionary()
@@ -110,7 +113,7 @@ class _Listener(base.PollStyleListener):  # type: ignore[misc]
             for key in keys:
                 bus.queues.setdefault(key, collections.deque())
             if fanout_key is not None:
-                bus.listening[fanout_key] += 1
+                bus.listening[fanout_key] = 1
 
     @base.batch_poll_helper  # type: ignore[untyped-decorator]
     def poll(self, timeout: float | None = None) -> _Incoming | None:
@@ -131,9 +134,8 @@ class _Listener(base.PollStyleListener):  # type: ignore[misc]
     def stop(self) -> None:
         with self._bus.cond:
             if not self._stopped and self._fanout_key is not None:
-                self._bus.listening[self._fanout_key] -= 1
-                if self._bus.listening[self._fanout_key] <= 0:
-                    del self._bus.listening[self._fanout_key]
+                del self._bus.listening[self._fanout_key]
+                self._bus.queues.pop(self._fanout_key, None)
             self._stopped = True
             self._bus.cond.notify_all()
 
@@ -205,8 +207,9 @@ class InProcDriver(base.BaseDriver):  # type: ignore[misc]
     def listen(self, target: Any, batch_size: int, batch_timeout: float | None) -> Any:
         exchange = self._exchange(target)
         server_key: _Key = ("server", exchange, target.topic, target.server)
-        keys: list[_Key] = [server_key, ("topic", exchange, target.topic, None)]
-        listener = _Listener(self._bus, keys, server_key)
+        fanout_key: _Key = ("fanout", exchange, target.topic, uuid.uuid4().hex)
+        keys: list[_Key] = [server_key, ("topic", exchange, target.topic, None), fanout_key]
+        listener = _Listener(self._bus, keys, fanout_key)
         return base.PollStyleListenerAdapter(listener, batch_size, batch_timeout)
 
     def listen_for_notifications(

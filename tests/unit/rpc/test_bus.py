@@ -79,6 +79,18 @@ def test_fanout_reaches_every_server(transport: Any, servers: dict[str, PingMana
     assert _take(servers["beta"])[0] == "to all"
 
 
+def test_fanout_reaches_two_servers_of_one_host(conf: cfg.ConfigOpts, transport: Any) -> None:
+    """As RabbitMQ's per-listener fanout queues do: a host's L2 and DHCP agents
+    listen on one topic under one server name, and each must hear the nudge."""
+    managers = [PingManager("same-host"), PingManager("same-host")]
+    running = [start_server(conf, TOPIC, "same-host", [manager]) for manager in managers]
+    try:
+        PingAPI(transport).broadcast(CTX, "to both")
+        assert [_take(manager)[0] for manager in managers] == ["to both", "to both"]
+    finally:
+        stop_all(running)
+
+
 def test_a_cast_waits_in_its_queue_for_a_restarted_consumer(
     conf: cfg.ConfigOpts, transport: Any
 ) -> None:
