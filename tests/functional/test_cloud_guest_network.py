@@ -12,7 +12,6 @@ network leaves no tap, namespace or dnsmasq behind.
 
 from __future__ import annotations
 
-import random
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -23,13 +22,12 @@ import pytest
 import requests
 
 from saphira.devtools.guest_image import HTTP_BODY, PROBE_PATH, READY
-from saphira.devtools.leftovers import remove_guests_under
 from saphira.privsep import netns, ovs
-from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.cloud import Cloud
+from tests.functional.guest_cloud import guest_cloud
 from tests.functional.sniffer import Sniffer
 from tests.functional.test_cloud_libvirt import wait_console
 from tests.functional.test_cloud_network import _clean
-from tests.integration.libvirt.guests import qemu_reachable_dir
 from tests.integration.network.dhcp_host import cmdline
 from tests.polling import wait_for
 
@@ -39,26 +37,10 @@ pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Path, str]]:
     bridge = f"sxbr{secrets.token_hex(4)}"
-    cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
-    conf = tmp_path_factory.mktemp("conf") / "guests.conf"
-    with qemu_reachable_dir("guestnet") as root:
-        instances = root / "instances"
-        conf.write_text(
-            f"[DEFAULT]\ninstances_path = {instances}\nvif_plugging_timeout = 120\n"
-            f"[ovs]\nbridge_mappings = physnet1:{bridge}\n[provider]\ncidr = {cidr}\n"
-            "[agent]\npolling_interval = 0.5\n"
-        )
-        args = ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
-                "--provider-network", "--config-file", str(conf)]  # fmt: skip
-        (root / "cloud").mkdir()
-        cloud = start_cloud(str(root / "cloud"), args)
-        try:
-            yield cloud, instances, bridge
-            assert cloud.stop() == 0, cloud.log()
-        finally:
-            cloud.kill()
-            remove_guests_under(instances)
-            _clean(cloud.state_dir, bridge)
+    where = tmp_path_factory.mktemp("conf")
+    mapping = f"[ovs]\nbridge_mappings = physnet1:{bridge}\n"
+    with guest_cloud("guestnet", where, mapping, lambda state: _clean(state, bridge)) as running:
+        yield *running, bridge
 
 
 SPOOFED_MAC = "02:00:5e:00:00:99"

@@ -9,7 +9,6 @@ Deleting the server and the network leaves no tap, namespace or dnsmasq.
 
 from __future__ import annotations
 
-import random
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -19,49 +18,38 @@ from typing import Any
 import pytest
 
 from saphira.devtools.guest_image import READY
-from saphira.devtools.leftovers import remove_guests_under
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
 from saphira.network.l2.nft_ruleset import TABLE
 from saphira.privsep import links, netns, nft
-from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.cloud import Cloud
+from tests.functional.guest_cloud import guest_cloud
 from tests.functional.test_cloud_guest_network import eventually, http_ok, port_of
 from tests.functional.test_cloud_libvirt import wait_console
-from tests.integration.libvirt.guests import qemu_reachable_dir
 from tests.integration.network.dhcp_host import cmdline
 from tests.polling import wait_for
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 
 
+def _clean(state_dir: Path, bridge: str) -> None:
+    lb = mapped_bridges({"physnet1": bridge})
+    DhcpAgent(state_dir, lb, interface="linuxbridge").sync([])
+    for family in ("bridge", "inet"):
+        nft.delete_table(family, TABLE)
+    if links.show(bridge) is not None:
+        links.delete(bridge)
+
+
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, str]]:
     bridge = f"sxlb{secrets.token_hex(4)}"
-    cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
-    conf = tmp_path_factory.mktemp("conf") / "linuxbridge.conf"
-    with qemu_reachable_dir("lbnet") as root:
-        instances = root / "instances"
-        conf.write_text(
-            f"[DEFAULT]\ninstances_path = {instances}\nvif_plugging_timeout = 120\n"
-            f"[ml2]\nmechanism_drivers = linuxbridge\n"
-            f"[linux_bridge]\nbridge_mappings = physnet1:{bridge}\n[provider]\ncidr = {cidr}\n"
-            "[agent]\npolling_interval = 0.5\n"
-        )
-        args = ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
-                "--provider-network", "--config-file", str(conf)]  # fmt: skip
-        (root / "cloud").mkdir()
-        cloud = start_cloud(str(root / "cloud"), args)
-        try:
-            yield cloud, bridge
-            assert cloud.stop() == 0, cloud.log()
-        finally:
-            cloud.kill()
-            remove_guests_under(instances)
-            lb = mapped_bridges({"physnet1": bridge})
-            DhcpAgent(cloud.state_dir, lb, interface="linuxbridge").sync([])
-            for family in ("bridge", "inet"):
-                nft.delete_table(family, TABLE)
-            if links.show(bridge) is not None:
-                links.delete(bridge)
+    conf = (
+        "[ml2]\nmechanism_drivers = linuxbridge\n"
+        f"[linux_bridge]\nbridge_mappings = physnet1:{bridge}\n"
+    )
+    where = tmp_path_factory.mktemp("conf")
+    with guest_cloud("lbnet", where, conf, lambda state: _clean(state, bridge)) as (cloud, _):
+        yield cloud, bridge
 
 
 def test_the_linux_bridge_agent_wires_and_filters_a_real_guest(

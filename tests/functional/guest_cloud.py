@@ -1,0 +1,47 @@
+"""`saphira up` with real guests on a provider network of its own, for a module's tests."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from saphira.devtools.leftovers import remove_guests_under
+from tests.functional.cloud import Cloud, start_cloud
+from tests.integration.libvirt.guests import qemu_reachable_dir
+
+
+@contextlib.contextmanager
+def guest_cloud(
+    prefix: str, where: Path, mechanism_conf: str, clean: Callable[[Path], None]
+) -> Iterator[tuple[Cloud, Path]]:
+    """The running cloud and its instances path; its guests are gone afterwards.
+
+    ``mechanism_conf`` names the bridge (``[ovs]`` or ``[linux_bridge]``
+    ``bridge_mappings``, and ``[ml2]`` if needed); the subnet is a random /24.
+    ``clean(state_dir)`` then removes the bridge and what the DHCP agent left
+    (dnsmasq outlives the cloud), while the state directory still says what.
+    """
+    cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
+    conf = where / f"{prefix}.conf"
+    with qemu_reachable_dir(prefix) as root:
+        instances = root / "instances"
+        conf.write_text(
+            f"[DEFAULT]\ninstances_path = {instances}\nvif_plugging_timeout = 120\n"
+            f"{mechanism_conf}[provider]\ncidr = {cidr}\n[agent]\npolling_interval = 0.5\n"
+        )
+        args = ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
+                "--provider-network", "--config-file", str(conf)]  # fmt: skip
+        (root / "cloud").mkdir()
+        try:
+            cloud = start_cloud(str(root / "cloud"), args)
+            try:
+                yield cloud, instances
+                assert cloud.stop() == 0, cloud.log()
+            finally:
+                cloud.kill()
+                remove_guests_under(instances)
+        finally:
+            for state in sorted((root / "cloud").glob("state*")) or [root / "cloud"]:
+                clean(state)  # every start attempt's state directory, at least once
