@@ -43,5 +43,6 @@ def guest_cloud(
                 cloud.kill()
                 remove_guests_under(instances)
         finally:
-            for state in sorted((root / "cloud").glob("state*")) or [root / "cloud"]:
+            states = [p for p in sorted((root / "cloud").glob("state*")) if p.is_dir()]
+            for state in states or [root / "cloud"]:
                 clean(state)  # every start attempt's state directory, at least once
