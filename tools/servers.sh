@@ -20,11 +20,15 @@ start_postgresql() {
     STARTED_PG=$version
   fi
   su postgres -c "psql -q -v ON_ERROR_STOP=1" <<SQL >/dev/null
+SET client_min_messages = warning;
 DO \$\$ BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'saphira') THEN
     CREATE ROLE saphira LOGIN CREATEDB PASSWORD '$TEST_DB_PASSWORD';
   END IF;
 END \$\$;
+-- DROP DATABASE ... WITH (FORCE) must end an autovacuum worker that is still in a
+-- test database after heavy writes; without this the drop fails now and then.
+GRANT pg_signal_backend TO saphira;
 SQL
   export SAPHIRA_TEST_POSTGRESQL="postgresql+psycopg://saphira:$TEST_DB_PASSWORD@127.0.0.1:5432"
 }
