@@ -87,6 +87,18 @@ def unused_address(cloud: Cloud, neighbour: str) -> str:
     return next(f"{prefix}.{n}" for n in range(250, 100, -1) if f"{prefix}.{n}" not in taken)
 
 
+def a_rule_opens_and_closes_port_80(cloud: Cloud, group: str, ip: str) -> None:
+    """Closed to the host with no rule; a TCP rule opens it; deleting the rule closes it."""
+    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
+    rule = cloud.openstack(
+        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
+        "--remote-ip", "0.0.0.0/0", group, "-f", "json",
+    )  # fmt: skip
+    eventually("the rule opening port 80", lambda: http_ok(ip), True)
+    cloud.openstack("security", "group", "rule", "delete", rule["id"])
+    eventually("port 80 closed again", lambda: http_ok(ip), False)
+
+
 @pytest.fixture(scope="module")
 def guests(setup: tuple[Cloud, Path, str]) -> dict[str, str]:
     """n1 and n2 on `provider`, both ready: server name to fixed IP."""
@@ -129,14 +141,7 @@ def test_group_rules_open_and_close_a_guest(
 ) -> None:
     cloud, ip = setup[0], guests["n2"]
     (group,) = port_of(cloud, "n2")["security_group_ids"]
-    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
-    rule = cloud.openstack(
-        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
-        "--remote-ip", "0.0.0.0/0", group, "-f", "json",
-    )  # fmt: skip
-    eventually("the rule opening port 80", lambda: http_ok(ip), True)
-    cloud.openstack("security", "group", "rule", "delete", rule["id"])
-    eventually("port 80 closed again", lambda: http_ok(ip), False)
+    a_rule_opens_and_closes_port_80(cloud, group, ip)
     eventually("pings dropped", lambda: ping_ok(ip), False)
     icmp = cloud.openstack(
         "security", "group", "rule", "create", "--protocol", "icmp", group, "-f", "json"

@@ -23,7 +23,11 @@ from saphira.network.l2.nft_ruleset import TABLE
 from saphira.privsep import links, netns, nft
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
-from tests.functional.test_cloud_guest_network import eventually, http_ok, port_of
+from tests.functional.test_cloud_guest_network import (
+    a_rule_opens_and_closes_port_80,
+    eventually,
+    port_of,
+)
 from tests.functional.test_cloud_libvirt import wait_console
 from tests.integration.network.dhcp_host import cmdline
 from tests.polling import wait_for
@@ -78,14 +82,7 @@ def test_the_linux_bridge_agent_wires_and_filters_a_real_guest(
     assert f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
 
     (group,) = port["security_group_ids"]
-    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
-    rule = cloud.openstack(
-        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
-        "--remote-ip", "0.0.0.0/0", group, "-f", "json",
-    )  # fmt: skip
-    eventually("the rule opening port 80", lambda: http_ok(ip), True)
-    cloud.openstack("security", "group", "rule", "delete", rule["id"])
-    eventually("port 80 closed again", lambda: http_ok(ip), False)
+    a_rule_opens_and_closes_port_80(cloud, group, ip)
 
     network = cloud.openstack("network", "show", "provider", "-f", "json")
     tap = f"tap{port['id']}"[:14]
