@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from saphira.api.compute import hosts, server_schemas
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import canonical_ip
+from saphira.api.compute.network_proxy import is_uuid
 from saphira.db.api import build_requests
 from saphira.db.api import flavors as flavor_store
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping, KeyPair
@@ -139,20 +140,12 @@ def _networks(call: Call, value: Any) -> str:
         for net in value:
             if net.get("port"):
                 continue
-            if not _is_uuid(net.get("uuid") or ""):
+            if not is_uuid(net.get("uuid") or ""):
                 raise BadRequest(
                     "Bad networks format: network uuid is not in proper format "
                     f"({net.get('uuid') or ''})"
                 )
     return json.dumps(value if value is not None else "auto")
-
-
-def _is_uuid(text: str) -> bool:
-    """oslo.utils' is_uuid_like: dashes and braces aside, 32 hex digits."""
-    try:
-        return str(uuid.UUID(text)).replace("-", "") == text.lower().replace("-", "").strip("{}")
-    except ValueError:
-        return False
 
 
 def hostname_of(name: str) -> str:
