@@ -1,11 +1,12 @@
-"""The network service as a compute agent's service user sees it.
+"""The network service over its v2.0 API: networks, subnets, ports and security groups.
 
-Nova talks to Neutron as the ``[neutron]`` service user (an admin), so it can
-create a port in the instance's project and bind it to a host, which the
-instance's owner may not do. This is that client: networks, ports and
-security groups over the Neutron v2.0 API. A refusal comes back as a
-``NetworkRefused`` carrying Neutron's own message and error type, so a build
-fault reads as the network service put it.
+One client per set of credentials, as Nova's ``get_client(context,
+admin=...)``: the compute agent holds one as the ``[neutron]`` service user
+(an admin), which alone may bind a port to a host, and ``as_user`` gives one
+with the requesting user's token, through which everything the user asked for
+is looked up and made, so every network policy applies to it. A refusal comes
+back as a ``NetworkRefused`` carrying Neutron's own message and error type, so
+a build fault reads as the network service put it.
 """
 
 from __future__ import annotations
@@ -78,12 +79,19 @@ class NetworkClient:
         self.timeout = timeout
         self.http = requests.Session()
 
+    def as_user(self, token: str) -> NetworkClient:
+        """The same service with a user's token: what that user may see and do."""
+        return NetworkClient(self.base_url, lambda: token, self.timeout)
+
     # -- networks -------------------------------------------------------------
     def list_networks(self, **filters: Filter) -> list[dict[str, Any]]:
         return self._list("networks", filters)
 
     def show_network(self, network_id: str) -> dict[str, Any]:
         return self._one("GET", f"networks/{network_id}", "network")
+
+    def list_subnets(self, **filters: Filter) -> list[dict[str, Any]]:
+        return self._list("subnets", filters)
 
     # -- ports ----------------------------------------------------------------
     def list_ports(self, **filters: Filter) -> list[dict[str, Any]]:

@@ -145,7 +145,7 @@ class BuildMixin:
         delete from now on knows which ports were the user's."""
         if self.network is None:  # no network service configured: no NICs
             return Allocation()
-        ports = self.network.allocate(instance, wanted(instance, requested))
+        ports = self.network.allocate(instance, wanted(instance, requested), ctxt)
         try:
             self.conductor.instance_update(ctxt, instance.uuid, {"network_info": ports.vifs()})
         except BaseException:

@@ -112,7 +112,7 @@ class InterfaceMixin:
     # -- attach ---------------------------------------------------------------
     def _attach(self, ctxt: RequestContext, instance: Instance, request: Any) -> InstanceVIF:
         network = self._network()
-        ports = network.allocate(instance, request)
+        ports = network.allocate(instance, request, ctxt)
         if not ports.ports:
             raise exception.BadRequest(
                 "No specific network was requested and none are available for project "

@@ -10,11 +10,22 @@ as ``requested_networks``) decides, as Nova's network API does:
 * a list of ``{"uuid"}``, ``{"uuid", "fixed_ip"}`` or ``{"port"}``: a new port
   on each network, and each of the user's ports taken over.
 
-Ports made here belong to the instance's project, carry ``device_id`` (the
-instance) and ``device_owner`` (``compute:<zone>``), and are bound to this
-host; the user's ports are only updated so. Anything that fails on the way
-undoes what was done (ports made are deleted, ports taken over are unbound)
-before the error goes up: no port leaks out of a failed build.
+Everything the user asked for is looked up, made and taken with the *user's*
+token (the request context's, as Nova's ``get_client(context)``), so every
+network policy applies to it as to ``openstack port create``: a chosen
+address, another project's network, port or security group. Only then does
+the service user (``[neutron]``, an admin) bind each port to this host and
+set ``device_owner`` (``compute:<zone>``), which the user may not do. Ports
+made here belong to the instance's project and carry ``device_id`` (the
+instance); the user's ports are only updated so. Anything that fails on the
+way undoes what was done (ports made are deleted, ports taken over are
+unbound, as the service) before the error goes up: no port leaks out of a
+failed build.
+
+The user's token must still be valid when the host gets to the networking
+step (normally seconds after the request): a build that waited longer than
+the token's life (``[identity] token_expiration``) fails with the identity
+service's 401 as its fault.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from saphira.common.network_client import NetworkClient, NetworkRefused
 from saphira.common.network_client import NetworkNotFound as NotInNetworkService
 from saphira.compute import network_errors as errors
 from saphira.compute.vifs import instance_vif
+from saphira.context import RequestContext
 from saphira.objects import Instance, InstanceVIF
 
 LOG = logging.getLogger(__name__)
@@ -81,21 +93,23 @@ class Networking:
         self.client, self.host, self.default_zone = client, host, default_zone
 
     # -- build ----------------------------------------------------------------
-    def allocate(self, instance: Instance, request: Any) -> Allocation:
-        """Bound ports for ``request`` (see ``wanted``). Raises BuildAborted, or
-        PortBindingFailed when this host cannot wire one of them."""
+    def allocate(self, instance: Instance, request: Any, ctxt: RequestContext) -> Allocation:
+        """Bound ports for ``request`` (see ``wanted``), made as ``ctxt``'s user.
+        Raises BuildAborted, or PortBindingFailed when this host cannot wire one."""
         done = Allocation()
         try:
-            requests = self._requests(instance, request, done)
+            user = self._user(ctxt)
+            requests = self._requests(user, instance, request, done)
             creates = any(not asked.port_id for asked in requests)
-            groups = self._security_groups(instance) if creates else None
+            groups = self._security_groups(user, instance) if creates else None
             for asked in requests:
                 if asked.port_id:
-                    port = self._take_over(instance, asked.port_id)
+                    port = self._take_over(user, instance, asked.port_id)
                 else:
-                    port = self._create(instance, asked, groups)
+                    port = self._create(user, instance, asked, groups)
                     done.created.add(port["id"])
-                done.ports.append(port)
+                done.ports.append(port)  # before binding: an undo must see it
+                done.ports[-1] = self._bind(instance, port["id"])
                 if asked.tag:
                     done.tags[port["id"]] = asked.tag
             for port in done.ports:
@@ -148,19 +162,26 @@ class Networking:
         for port in self.client.list_ports(device_id=instance.uuid):
             self._give_back(port["id"], delete=port["id"] not in keep, quiet=False)
 
-    # -- decisions ------------------------------------------------------------
-    def _requests(self, instance: Instance, request: Any, done: Allocation) -> list[Requested]:
+    # -- decisions (as the user) ----------------------------------------------
+    def _user(self, ctxt: RequestContext) -> NetworkClient:
+        if not ctxt.auth_token:
+            raise errors.NetworkAllocationFailed("the request carries no user token", 401)
+        return self.client.as_user(ctxt.auth_token)
+
+    def _requests(
+        self, user: NetworkClient, instance: Instance, request: Any, done: Allocation
+    ) -> list[Requested]:
         if request == NONE or not request:
             return []
         if request == AUTO:
-            return self._auto(instance, done)
+            return self._auto(user, instance, done)
         if not isinstance(request, list):
             raise errors.NetworkAllocationFailed(reason=f"unreadable networks request {request!r}")
-        return [self._one(instance, item, done) for item in request]
+        return [self._one(user, instance, item, done) for item in request]
 
-    def _auto(self, instance: Instance, done: Allocation) -> list[Requested]:
-        own = self._call(self.client.list_networks, project_id=instance.project_id, shared=False)
-        shared = self._call(self.client.list_networks, shared=True)
+    def _auto(self, user: NetworkClient, instance: Instance, done: Allocation) -> list[Requested]:
+        own = self._call(user.list_networks, project_id=instance.project_id, shared=False)
+        shared = self._call(user.list_networks, shared=True)
         usable = {n["id"]: n for n in [*own, *shared] if not n.get("router:external")}
         if len(usable) > 1:
             raise errors.NetworkAmbiguous()
@@ -170,22 +191,30 @@ class Networking:
         done.networks.update(usable)
         return [Requested(network_id) for network_id in usable]
 
-    def _one(self, instance: Instance, item: dict[str, Any], done: Allocation) -> Requested:
+    def _one(
+        self, user: NetworkClient, instance: Instance, item: dict[str, Any], done: Allocation
+    ) -> Requested:
         port_id, tag = item.get("port"), item.get("tag")
         if port_id:
-            port = self._user_port(instance, str(port_id))
-            self._network(instance, port["network_id"], done, owned_port=True)
+            port = self._user_port(user, instance, str(port_id))
+            self._network(user, instance, port["network_id"], done, owned_port=True)
             return Requested(port["network_id"], port_id=port["id"], tag=tag)
         network_id = str(item.get("uuid") or "")
-        self._network(instance, network_id, done)
+        self._network(user, instance, network_id, done)
         return Requested(network_id, fixed_ip=item.get("fixed_ip"), tag=tag)
 
     def _network(
-        self, instance: Instance, network_id: str, done: Allocation, owned_port: bool = False
+        self,
+        user: NetworkClient,
+        instance: Instance,
+        network_id: str,
+        done: Allocation,
+        owned_port: bool = False,
     ) -> None:
-        """Known, visible to the project, not someone's external network, with a subnet."""
+        """Known, visible to the user and the project, not someone's external
+        network, with a subnet."""
         missing = errors.NetworkNotFound(network_id=network_id)
-        network = self._call(self.client.show_network, network_id, missing=missing)
+        network = self._call(user.show_network, network_id, missing=missing)
         mine = network.get("project_id") == instance.project_id or network.get("shared")
         if not (mine or owned_port):
             if network.get("router:external"):
@@ -195,26 +224,27 @@ class Networking:
             raise errors.NetworkRequiresSubnet(network_id=network_id)
         done.networks[network_id] = network
 
-    def _user_port(self, instance: Instance, port_id: str) -> dict[str, Any]:
+    def _user_port(self, user: NetworkClient, instance: Instance, port_id: str) -> dict[str, Any]:
         missing = errors.PortNotFound(port_id=port_id)
-        port: dict[str, Any] = self._call(self.client.show_port, port_id, missing=missing)
+        port: dict[str, Any] = self._call(user.show_port, port_id, missing=missing)
         if port.get("project_id") != instance.project_id:
             raise errors.PortNotFound(port_id=port_id)
         if port.get("device_id") not in ("", None, instance.uuid):
             raise errors.PortInUse(port_id=port_id)
         return port
 
-    def _security_groups(self, instance: Instance) -> list[str] | None:
-        """Ids of the groups asked for by name; None for the default group alone
-        (the network service gives a new port its project's default)."""
+    def _security_groups(self, user: NetworkClient, instance: Instance) -> list[str] | None:
+        """Ids of the groups asked for by name or id; None for the default group
+        alone (the network service gives a new port its project's default)."""
         names = json.loads(instance.system_metadata.get("security_groups", '["default"]'))
         if names == ["default"]:
             return None
         ids = []
         for name in names:
-            found = self._call(
-                self.client.list_security_groups, project_id=instance.project_id, name=name
-            )
+            found = self._call(user.list_security_groups, project_id=instance.project_id, name=name)
+            if not found:
+                found = self._call(user.list_security_groups, project_id=instance.project_id,
+                                   id=name)  # fmt: skip
             if not found:
                 raise errors.SecurityGroupNotFound(name=name, project_id=instance.project_id)
             if len(found) > 1:
@@ -223,25 +253,33 @@ class Networking:
         return ids
 
     # -- changes ----------------------------------------------------------------
-    def _binding(self, instance: Instance) -> dict[str, Any]:
-        zone = instance.availability_zone or self.default_zone
-        return {"device_id": instance.uuid, "device_owner": f"compute:{zone}",
-                "binding:host_id": self.host}  # fmt: skip
-
     def _create(
-        self, instance: Instance, asked: Requested, groups: list[str] | None
+        self, user: NetworkClient, instance: Instance, asked: Requested, groups: list[str] | None
     ) -> dict[str, Any]:
-        attrs = {"network_id": asked.network_id, "project_id": instance.project_id,
-                 **self._binding(instance)}  # fmt: skip
+        """The user's port, as Nova's _create_port_minimal: device_id says whose it is."""
+        attrs: dict[str, Any] = {
+            "network_id": asked.network_id,
+            "project_id": instance.project_id,
+            "device_id": instance.uuid,
+        }
         if asked.fixed_ip:
             attrs["fixed_ips"] = [{"ip_address": asked.fixed_ip}]
         if groups is not None:
             attrs["security_groups"] = groups
-        port: dict[str, Any] = self._call(self.client.create_port, attrs)
+        port: dict[str, Any] = self._call(user.create_port, attrs)
         return port
 
-    def _take_over(self, instance: Instance, port_id: str) -> dict[str, Any]:
-        port: dict[str, Any] = self._call(self.client.update_port, port_id, self._binding(instance))
+    def _take_over(self, user: NetworkClient, instance: Instance, port_id: str) -> dict[str, Any]:
+        """The user's own port claimed for the instance, as the user (who must be
+        allowed to update it)."""
+        port: dict[str, Any] = self._call(user.update_port, port_id, {"device_id": instance.uuid})
+        return port
+
+    def _bind(self, instance: Instance, port_id: str) -> dict[str, Any]:
+        """As the service: the host and the owner, which the user may not set."""
+        zone = instance.availability_zone or self.default_zone
+        attrs = {"device_owner": f"compute:{zone}", "binding:host_id": self.host}
+        port: dict[str, Any] = self._call(self.client.update_port, port_id, attrs)
         return port
 
     def _give_back(self, port_id: str, *, delete: bool, quiet: bool = True) -> None:

@@ -1,11 +1,15 @@
 """An in-memory network service behind NetworkClient's interface, for the agent's tests.
 
 It binds as the real one does (host with an agent -> "ovs", else
-"binding_failed") and refuses with the client's own error classes.
+"binding_failed") and refuses with the client's own error classes. A client
+from ``as_user`` shares the service's state but writes as that user: every
+write is logged as ``(who, method, attribute names)``, and a user may not
+bind a port nor set its owner (the network service's admin-only attributes).
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
 from typing import Any
 
@@ -13,8 +17,12 @@ from saphira.common.network_client import (
     Filter,
     NetworkClient,
     NetworkConflict,
+    NetworkForbidden,
     NetworkNotFound,
 )
+
+SERVICE = "service"
+ADMIN_ONLY = ("binding:host_id", "device_owner")
 
 _ids = itertools.count(1)
 
@@ -31,6 +39,18 @@ class FakeNetworkClient(NetworkClient):
         self.ports: dict[str, dict[str, Any]] = {}
         self.groups: list[dict[str, Any]] = []
         self.used_ips: set[str] = set()
+        self.who = SERVICE
+        self.writes: list[tuple[str, str, tuple[str, ...]]] = []
+
+    def as_user(self, token: str) -> FakeNetworkClient:
+        user = copy.copy(self)  # the same dicts and log: one service, another caller
+        user.who = token
+        return user
+
+    def _write(self, method: str, attrs: dict[str, Any]) -> None:
+        self.writes.append((self.who, method, tuple(sorted(attrs))))
+        if self.who != SERVICE and any(attrs.get(key) for key in ADMIN_ONLY):
+            raise NetworkForbidden("disallowed by policy", "PolicyNotAuthorized")
 
     def add_network(self, name: str, project_id: str = "p1", **attrs: Any) -> dict[str, Any]:
         network = {
@@ -62,11 +82,13 @@ class FakeNetworkClient(NetworkClient):
         return dict(self.ports[port_id])
 
     def create_port(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        self._write("create_port", attrs)
         self.show_network(attrs["network_id"])
         return dict(self._new_port(attrs))
 
     def update_port(self, port_id: str, attrs: dict[str, Any]) -> dict[str, Any]:
         port = self.ports[self.show_port(port_id)["id"]]
+        self._write("update_port", attrs)
         port.update(attrs)
         port["binding:host_id"] = port.get("binding:host_id") or ""
         self._bind(port)
@@ -74,6 +96,7 @@ class FakeNetworkClient(NetworkClient):
 
     def delete_port(self, port_id: str) -> None:
         self.show_port(port_id)
+        self._write("delete_port", {})
         del self.ports[port_id]
 
     def list_security_groups(self, **filters: Filter) -> list[dict[str, Any]]:
