@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from saphira.db.network.models import Network, Port
 from saphira.db.transactions import inserted
-from saphira.netsvc import access, binding, errors, ipam, port_attrs, quotas
+from saphira.netsvc import access, binding, chosen_ips, errors, ipam, port_attrs, quotas
 from saphira.netsvc.caller import Caller, target
 from saphira.netsvc.settings import Settings
 from saphira.netsvc.stamps import bumped, created, new_id
@@ -60,9 +60,10 @@ def create(session: Session, caller: Caller, settings: Settings, attrs: dict[str
         binding_vif_type=binding.UNBOUND, binding_vif_details={},
     )  # fmt: skip
     created(port, attrs.get("description", ""))
-    _insert(session, settings, port, attrs.get("mac_address"))
     fixed = attrs.get("fixed_ips")
     wants = ipam.default_wants(network) if fixed is None else ipam.wants_of(session, network, fixed)
+    chosen_ips.check_wanted(wants, owner, chosen_ips.may_leave_pools(caller, network))
+    _insert(session, settings, port, attrs.get("mac_address"))
     ipam.allocate(session, port, wants)
     _set_pairs(port, attrs.get("allowed_address_pairs") or [], security)
     port.security_group_bindings = port_attrs.group_rows(groups)
@@ -78,8 +79,11 @@ def _set_pairs(port: Port, pairs: list[Any], security: bool) -> None:
     port.address_pairs = port_attrs.pair_rows(port, pairs)
 
 
-def _refix(session: Session, port: Port, network: Network, asked: list[Any]) -> None:
-    """Keep the addresses asked for again, release the others, allocate the new ones."""
+def _refix(
+    session: Session, caller: Caller, port: Port, network: Network, asked: list[Any]
+) -> None:
+    """Keep the addresses asked for again, release the others, allocate the new ones
+    (which chosen_ips allows this caller and the port's owner)."""
     wants = ipam.wants_of(session, network, asked)
     keep, new = [], []
     for want in wants:
@@ -91,6 +95,8 @@ def _refix(session: Session, port: Port, network: Network, asked: list[Any]) -> 
             new.append(want)
         else:
             keep.append(match)
+    leave_pools = chosen_ips.may_leave_pools(caller, network)
+    chosen_ips.check_wanted(new, port.device_owner or "", leave_pools)
     for allocation in list(port.fixed_ips):
         if allocation not in keep:
             session.delete(allocation)
@@ -131,7 +137,9 @@ def update(
     if "mac_address" in attrs:
         _new_mac(session, port, attrs["mac_address"])
     if "fixed_ips" in attrs:
-        _refix(session, port, network, attrs["fixed_ips"] or [])
+        _refix(session, caller, port, network, attrs["fixed_ips"] or [])
+    if "device_owner" in attrs:
+        chosen_ips.check_held(port, network)
     _update_security(session, caller, port, attrs)
     if any(key in attrs for key in BINDING):
         for key, column in BINDING.items():
