@@ -108,6 +108,12 @@ class InvalidIpForNetwork(Named, exception.BadRequest):
     )
 
 
+class GatewayIpInUse(Named, exception.Conflict):
+    msg_fmt = (
+        "Current gateway ip %(ip_address)s already in use by port %(port_id)s. Unable to update."
+    )
+
+
 class InvalidAllocationPool(Named, exception.BadRequest):
     msg_fmt = "The allocation pool %(pool)s is not valid."
 

@@ -16,6 +16,7 @@ from saphira.db.network.models import AllocationPool, IPAllocation, Network, Por
 from saphira.netsvc import access, errors, quotas
 from saphira.netsvc.addresses import Net, Pool, check_pools, default_pools, parse_cidr, parse_ip
 from saphira.netsvc.caller import Caller, target
+from saphira.netsvc.chosen_ips import may_hold_gateway
 from saphira.netsvc.ipam import is_auto
 from saphira.netsvc.networks import DHCP_OWNER
 from saphira.netsvc.settings import Settings
@@ -104,6 +105,20 @@ def _repool(subnet: Subnet, net: Net, asked: list[dict[str, Any]] | None) -> Non
     subnet.pools = _pool_rows(pools)
 
 
+def _check_gateway_free(session: Session, subnet: Subnet) -> None:
+    """A new gateway address held by a port that may not hold it is Neutron's 409."""
+    if not subnet.gateway_ip:
+        return
+    holders = session.execute(
+        sa.select(Port.id, Port.device_owner)
+        .join(IPAllocation, IPAllocation.port_id == Port.id)
+        .where(IPAllocation.subnet_id == subnet.id, IPAllocation.ip_address == subnet.gateway_ip)
+    ).all()
+    for port_id, owner in holders:
+        if not may_hold_gateway(owner or ""):
+            raise errors.GatewayIpInUse(ip_address=subnet.gateway_ip, port_id=port_id)
+
+
 def update(session: Session, caller: Caller, subnet_id: str, attrs: dict[str, Any]) -> Subnet:
     subnet = access.subnet(session, caller, subnet_id)
     network = access.network_of(session, subnet.network_id)
@@ -112,6 +127,7 @@ def update(session: Session, caller: Caller, subnet_id: str, attrs: dict[str, An
     if "gateway_ip" in attrs:
         gateway = gateway_of(net, attrs["gateway_ip"], UNSET)
         subnet.gateway_ip = str(gateway) if gateway else None
+        _check_gateway_free(session, subnet)
     if "gateway_ip" in attrs or "allocation_pools" in attrs:
         _repool(subnet, net, attrs.get("allocation_pools"))
     if "dns_nameservers" in attrs:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 import saphira.conf
@@ -124,3 +125,14 @@ def test_an_update_cannot_take_the_gateway_nor_keep_it_under_another_owner(net: 
     with pytest.raises(errors.InvalidIpForSubnet, match=GATEWAY):
         net.update(admin, dhcp, device_owner="compute:nova")
     net.update(admin, dhcp, device_owner="network:router_interface")
+
+
+def test_a_gateway_cannot_move_onto_a_port_that_may_not_hold_it(net: Net) -> None:
+    admin = net.caller("p-admin", "admin", "member")
+    port, _ = net.create(admin, OUT_OF_POOL)
+    net.create(admin, "10.0.0.60", device_owner="network:router_interface")
+    with net.db.writer() as session:
+        (subnet,) = session.scalars(sa.select(Subnet)).all()
+        with pytest.raises(errors.GatewayIpInUse, match=port):
+            subnets.update(session, admin, subnet.id, {"gateway_ip": OUT_OF_POOL})
+        subnets.update(session, admin, subnet.id, {"gateway_ip": "10.0.0.60"})
