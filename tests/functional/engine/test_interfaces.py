@@ -190,11 +190,12 @@ def test_refusals(plane: Plane, neutron: Neutron, wired: dict[str, Any]) -> None
     assert attach(plane, server_id, tag="x").status_code == 400  # tags from 2.49
     assert attach(plane, server_id, colour="red").status_code == 400
     refused(attach(plane, server_id, net_id=nowhere), 404, f"Network {nowhere} could not be found.")
-    refused(attach(plane, server_id, port_id=nowhere), 404, f"Port {nowhere} could not be found.")
+    refused(attach(plane, server_id, port_id=nowhere), 404,
+            f"Port id {nowhere} could not be found.")  # fmt: skip
     refused(attach(plane, server_id), 400, AMBIGUOUS)
     theirs = neutron.port(other["id"], plane.api.project_id("admin"))
-    refused(attach(plane, server_id, port_id=theirs["id"]), 404,
-            f"Port {theirs['id']} could not be found.")  # fmt: skip
+    refused(attach(plane, server_id, port_id=theirs["id"]), 400,
+            f"Port {theirs['id']} not usable for instance {server_id}.")  # fmt: skip
     (own,) = neutron.ports(device_id=server_id)
     refused(attach(plane, server_id, port_id=own["id"]), 409, f"Port {own['id']} is still in use.")
     taken = attach(plane, server_id, net_id=other["id"],

@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from saphira.api.compute import hosts, server_schemas
+from saphira.api.compute import hosts, network_checks, server_schemas
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import canonical_ip
 from saphira.api.compute.network_proxy import is_uuid
@@ -216,6 +216,7 @@ def plan(call: Call) -> Plan:
         "image_container_format": str(image.get("container_format") or ""),
         "return_reservation_id": str(server.get("return_reservation_id", "false")).lower(),
     }  # fmt: skip
+    network_checks.check_create(call, server.get("networks"), groups, max_count)
     found.admin_pass = server.get("adminPass") or secrets.token_urlsafe(9)
     return found
 

@@ -16,8 +16,8 @@ from typing import Any
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
+from saphira.api.compute import network_checks, server_lookup
 from saphira.api.compute import network_proxy as proxy
-from saphira.api.compute import server_lookup
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.server_actions import run
 from saphira.api.wsgi import json_response
@@ -101,6 +101,7 @@ def create(call: Call, server_id: str) -> Response:
         raise BadRequest("Must not input both network_id and port_id")
     if address and not network_id:
         raise BadRequest("Must input network_id when request IP address")
+    network_checks.check_attach(call, found.instance, network_id, port_id, address)
     run(call, found, Action.ATTACH_INTERFACE)
     vif: InstanceVIF = call.state.servers.call(
         call.context, found.instance.host or "", "attach_interface", instance=found.instance,
