@@ -81,6 +81,24 @@ def test_a_server_on_the_provider_network(cloud: Cloud) -> None:
     assert _ports(cloud, server["id"]) == []
 
 
+def test_the_provider_gateway_is_no_members_server_address(cloud: Cloud) -> None:
+    """The issue's exploit, as the demo member typed it: refused at once (400),
+    as `port create --fixed-ip` is refused, and no port, no server made."""
+    (subnet,) = cloud.openstack("subnet", "list", "--network", "provider", "-f", "json")
+    gateway = cloud.openstack("subnet", "show", subnet["ID"], "-f", "json")["gateway_ip"]
+    refused = cloud.openstack(
+        "server", "create", "--flavor", "tiny", "--image", "tiny", "--wait",
+        "--nic", f"net-id=provider,v4-fixed-ip={gateway}", "on-the-gateway",
+        cloud="demo", check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert f"{gateway} is the gateway of subnet" in refused.stderr
+    assert "BadRequestException: 400" in refused.stderr
+    assert cloud.openstack("server", "list", "-f", "json", cloud="demo") == []
+    held = cloud.openstack("port", "list", "--fixed-ip", f"ip-address={gateway}", "-f", "json")
+    assert held == []
+
+
 def test_a_users_port_outlives_the_server(cloud: Cloud) -> None:
     port = cloud.openstack("port", "create", "--network", "provider", "mine", "-f", "json",
                            cloud="demo")  # fmt: skip
