@@ -4,7 +4,10 @@ One client per set of credentials, as Nova's ``get_client(context,
 admin=...)``: the compute agent holds one as the ``[neutron]`` service user
 (an admin), which alone may bind a port to a host, and ``as_user`` gives one
 with the requesting user's token, through which everything the user asked for
-is looked up and made, so every network policy applies to it. A refusal comes
+is looked up and made, so every network policy applies to it; the service's
+own token goes along as ``X-Service-Token``, so the user's token is still
+accepted if it expired meanwhile (keystonemiddleware's service_token_roles,
+here saphira.api.auth.middleware). A refusal comes
 back as a ``NetworkRefused`` carrying Neutron's own message and error type, so
 a build fault reads as the network service put it.
 """
@@ -33,6 +36,10 @@ class NetworkBadRequest(NetworkRefused, exception.BadRequest):
     pass
 
 
+class NetworkUnauthorized(NetworkRefused, exception.Unauthorized):
+    """The token was refused (expired, revoked) before the network service looked."""
+
+
 class NetworkForbidden(NetworkRefused, exception.Forbidden):
     pass
 
@@ -47,6 +54,7 @@ class NetworkConflict(NetworkRefused, exception.Conflict):
 
 _BY_STATUS: dict[int, type[NetworkRefused]] = {
     400: NetworkBadRequest,
+    401: NetworkUnauthorized,
     403: NetworkForbidden,
     404: NetworkNotFound,
     409: NetworkConflict,
@@ -54,8 +62,10 @@ _BY_STATUS: dict[int, type[NetworkRefused]] = {
 
 
 def _refusal(response: requests.Response) -> NetworkRefused:
+    """Neutron's fault, or the token middleware's Keystone-shaped one."""
     try:
-        fault = response.json()["NeutronError"]
+        body = response.json()
+        fault = body["NeutronError"] if "NeutronError" in body else body["error"]
         kind, message = str(fault.get("type", "")), str(fault.get("message", ""))
     except (ValueError, KeyError, TypeError, AttributeError):
         kind, message = "", response.text[:200]
@@ -73,15 +83,23 @@ def _params(filters: Mapping[str, Filter]) -> list[tuple[str, str]]:
 
 
 class NetworkClient:
-    def __init__(self, base_url: str, token: Callable[[], str], timeout: float = 30) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        token: Callable[[], str],
+        timeout: float = 30,
+        service_token: Callable[[], str] | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.service_token = service_token
         self.http = requests.Session()
 
     def as_user(self, token: str) -> NetworkClient:
-        """The same service with a user's token: what that user may see and do."""
-        return NetworkClient(self.base_url, lambda: token, self.timeout)
+        """The same service with a user's token: what that user may see and do,
+        vouched for by this client's own (service) token."""
+        return NetworkClient(self.base_url, lambda: token, self.timeout, service_token=self.token)
 
     # -- networks -------------------------------------------------------------
     def list_networks(self, **filters: Filter) -> list[dict[str, Any]]:
@@ -150,6 +168,8 @@ class NetworkClient:
         self, method: str, path: str, body: Any = None, params: list[tuple[str, str]] | None = None
     ) -> Any:
         headers = {"X-Auth-Token": self.token(), "Accept": "application/json"}
+        if self.service_token is not None:
+            headers["X-Service-Token"] = self.service_token()
         try:
             response = self.http.request(
                 method, f"{self.base_url}/v2.0/{path}", json=body, params=params,

@@ -22,10 +22,11 @@ way undoes what was done (ports made are deleted, ports taken over are
 unbound, as the service) before the error goes up: no port leaks out of a
 failed build.
 
-The user's token must still be valid when the host gets to the networking
-step (normally seconds after the request): a build that waited longer than
-the token's life (``[identity] token_expiration``) fails with the identity
-service's 401 as its fault.
+The user's token may have expired when the host gets to the networking step
+(normally seconds after the request): the service's own token goes along
+(``X-Service-Token``), with which the network service still accepts it
+within ``[identity] allow_expired_window``; past that the build fails with
+the identity service's 401 as its fault.
 """
 
 from __future__ import annotations

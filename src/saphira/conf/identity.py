@@ -9,6 +9,15 @@ group = cfg.OptGroup("identity", help="The identity service (Keystone v3 API).")
 opts: list[cfg.Opt] = [
     cfg.PortOpt("port", default=5000, help="Port of the identity API (before port_offset)."),
     cfg.IntOpt("token_expiration", default=3600, min=60, help="Seconds a token stays valid."),
+    cfg.IntOpt(
+        "allow_expired_window",
+        default=172800,
+        min=0,
+        help="Seconds after its expiry a token is still accepted from a service that sends "
+        "it with a valid token of its own (X-Service-Token, with the service or admin role), "
+        "so work a user started (a build, an attach) can finish; Keystone's [token] "
+        "allow_expired_window. Nobody else can use an expired token.",
+    ),
     cfg.StrOpt(
         "key_repository",
         default="$state_path/fernet-keys",

@@ -114,9 +114,12 @@ def resolve(session: Session, token: str, payload: TokenPayload) -> TokenData:
     return TokenData(token, payload, user_ref, project_ref, domain_ref, role_refs)
 
 
-def validate(session: Session, provider: TokenProvider, token: str) -> TokenData:
+def validate(
+    session: Session, provider: TokenProvider, token: str, expired_window: int = 0
+) -> TokenData:
+    """``expired_window``: seconds past its expiry the token still counts."""
     payload = provider.decode(token)
-    if payload.expires_at <= utcnow():
+    if payload.expires_at + dt.timedelta(seconds=expired_window) <= utcnow():
         raise Unauthorized("The request you have made requires authentication.")
     if revoke.is_revoked(session, payload):
         raise Unauthorized("The request you have made requires authentication.")

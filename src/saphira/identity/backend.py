@@ -34,12 +34,14 @@ class IdentityBackend:
         keys: KeyRepository,
         *,
         token_expiration: int = 3600,
+        allow_expired_window: int = 172800,
         password_hash_cost: int = 14,
     ) -> None:
         self.engine = engine
         self.keys = keys
         self.tokens = TokenProvider(keys)
         self.token_expiration = token_expiration
+        self.allow_expired_window = allow_expired_window
         self.password_hash_cost = password_hash_cost
         self._sessions = sessionmaker(engine, expire_on_commit=False)
 
@@ -49,6 +51,7 @@ class IdentityBackend:
             engine or make_identity_engine(conf),
             key_repository(conf),
             token_expiration=conf.identity.token_expiration,
+            allow_expired_window=conf.identity.allow_expired_window,
             password_hash_cost=conf.identity.password_hash_cost,
         )
 
@@ -74,8 +77,12 @@ class IdentityBackend:
         finally:
             session.close()
 
-    def validate_token(self, session: Session, token: str) -> auth.TokenData:
-        return auth.validate(session, self.tokens, token)
+    def validate_token(
+        self, session: Session, token: str, allow_expired: bool = False
+    ) -> auth.TokenData:
+        """``allow_expired``: also a token expired less than allow_expired_window ago."""
+        window = self.allow_expired_window if allow_expired else 0
+        return auth.validate(session, self.tokens, token, window)
 
     def issue_token(
         self,

@@ -37,6 +37,7 @@ def is_revoked(session: Session, payload: TokenPayload) -> bool:
     return session.execute(query).first() is not None
 
 
-def prune(session: Session, token_expiration: int) -> None:
-    cutoff = utcnow() - dt.timedelta(seconds=token_expiration * 2)
+def prune(session: Session, keep_seconds: int) -> None:
+    """Forget revocations older than ``keep_seconds``."""
+    cutoff = utcnow() - dt.timedelta(seconds=keep_seconds)
     session.execute(sa.delete(RevocationEvent).where(RevocationEvent.revoked_at < cutoff))

@@ -7,6 +7,7 @@ os-interface attach alike. No refusal leaves a port behind."""
 
 from __future__ import annotations
 
+import datetime as dt
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -15,6 +16,8 @@ from typing import Any
 import pytest
 from werkzeug.test import TestResponse
 
+from saphira.common.network_client import NetworkClient, NetworkRefused
+from saphira.identity.tokens import TokenPayload, utcnow
 from tests.functional.engine.conftest import Plane
 from tests.functional.engine.networks import Neutron, project, refused, serve_network, server_on
 
@@ -167,3 +170,30 @@ def test_the_same_holds_on_attach(plane: Plane, neutron: Neutron, nets: Nets) ->
     assert {p["network_id"] for p in neutron.ports()} == {nets.own["id"], nets.shared["id"]}
     assert len(neutron.ports(network_id=nets.shared["id"])) == 1  # their port alone
     assert on(nets.own, "10.41.0.200").status_code == 200  # the owner may leave the pool
+
+
+def test_a_users_token_that_expired_meanwhile_still_makes_the_port(
+    plane: Plane, neutron: Neutron, nets: Nets
+) -> None:
+    """The compute agent sends its service token along (X-Service-Token), so a
+    build that reached the network step after the user's token expired still
+    gets the port, as the user and within the user's rights."""
+    identity = plane.api.identity
+    expired = identity.backend.tokens.issue(TokenPayload(
+        user_id=identity.demo.user_id, methods=("password",), project_id=identity.demo.project_id,
+        issued_at=utcnow() - dt.timedelta(hours=2), expires_at=utcnow() - dt.timedelta(minutes=1),
+    ))  # fmt: skip
+    assert plane.network is not None
+    alone = NetworkClient(neutron.url, lambda: expired)
+    with pytest.raises(NetworkRefused) as caught:
+        alone.show_network(nets.own["id"])
+    assert caught.value.code == 401
+    assert caught.value.message == "The request you have made requires authentication."
+    user = plane.network.as_user(expired)
+    port = user.create_port({"network_id": nets.own["id"], "device_id": "vm"})
+    assert port["project_id"] == project(plane)
+    with pytest.raises(NetworkRefused) as refused_:
+        user.create_port(
+            {"network_id": nets.shared["id"], "fixed_ips": [{"ip_address": "10.40.0.50"}]}
+        )
+    assert refused_.value.code == 403

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
@@ -38,9 +39,9 @@ class Counting:
         self.inner = inner
         self.calls = 0
 
-    def validate(self, token: str) -> ValidatedToken:
+    def validate(self, token: str, allow_expired: bool = False) -> ValidatedToken:
         self.calls += 1
-        result: ValidatedToken = self.inner.validate(token)
+        result: ValidatedToken = self.inner.validate(token, allow_expired)
         return result
 
 
@@ -121,6 +122,57 @@ def test_revoked_and_expired_tokens_are_401(served: tuple[Identity, str]) -> Non
         assert revoked.status_code == 401
         late = requests.get(api, headers={"X-Auth-Token": expired}, timeout=10)
         assert late.status_code == 401
+
+
+def _expired(identity: Identity, ago: dt.timedelta) -> str:
+    """A demo token that expired ``ago``."""
+    return identity.backend.tokens.issue(
+        TokenPayload(
+            user_id=identity.demo.user_id,
+            methods=("password",),
+            issued_at=utcnow() - ago - dt.timedelta(hours=1),
+            expires_at=utcnow() - ago,
+            project_id=identity.demo.project_id,
+        )
+    )
+
+
+@pytest.mark.parametrize("remote", [True, False])
+def test_an_expired_token_is_accepted_only_with_a_services_token(
+    served: tuple[Identity, str], remote: bool
+) -> None:
+    """keystonemiddleware's service_token_roles: a service finishing a user's
+    work sends the user's (now expired) token with its own valid one."""
+    identity, url = served
+    validator = _remote(url) if remote else LocalValidator(identity.backend)
+    nova = requests.post(f"{url}/v3/auth/tokens", timeout=10, json={"auth": {
+        "identity": {"methods": ["password"], "password": {"user": {
+            "name": "nova", "password": "nova-pw", "domain": {"name": "Default"}}}},
+        "scope": {"project": {"name": "service", "domain": {"name": "Default"}}},
+    }}).headers["X-Subject-Token"]  # fmt: skip
+    late = _expired(identity, dt.timedelta(minutes=5))
+    with serve(_wrap(validator)) as api:
+
+        def status(token: str, service: str | None) -> int:
+            headers = {"X-Auth-Token": token, **({"X-Service-Token": service} if service else {})}
+            return requests.get(api, headers=headers, timeout=10).status_code
+
+        vouched = requests.get(api, headers={"X-Auth-Token": late, "X-Service-Token": nova},
+                               timeout=10)  # fmt: skip
+        assert vouched.status_code == 200, vouched.text
+        assert vouched.json()["user_id"] == identity.demo.user_id
+        assert vouched.json()["roles"] and "service" not in vouched.json()["roles"]
+        assert status(late, None) == 401
+        assert status(late, identity.demo_token()) == 401  # a member cannot vouch
+        assert status(late, "garbage") == 401
+        assert status(_expired(identity, dt.timedelta(days=3)), nova) == 401  # past the window
+        assert status(identity.admin_token(), nova) == 200
+        soon = _expired(identity, dt.timedelta(seconds=-2))  # valid for two more seconds
+        headers = {"X-Auth-Token": identity.admin_token(), "X-Subject-Token": soon}
+        assert requests.delete(f"{url}/v3/auth/tokens", headers=headers, timeout=10).ok
+        time.sleep(max(0.0, (identity.backend.tokens.decode(soon).expires_at
+                             - utcnow()).total_seconds()) + 0.1)  # fmt: skip
+        assert status(soon, nova) == 401  # revoked stays revoked after it expired
 
 
 def test_identity_unreachable_is_503(served: tuple[Identity, str]) -> None:

@@ -1,4 +1,11 @@
-"""AuthTokenMiddleware: X-Auth-Token in, RequestContext in the environ out."""
+"""AuthTokenMiddleware: X-Auth-Token in, RequestContext in the environ out.
+
+As keystonemiddleware with ``service_token_roles``: a user token that failed
+validation (expired) is still accepted, within the identity service's
+``allow_expired_window``, when the request also carries a valid
+``X-Service-Token`` with the service or admin role, so a service can finish
+work a user started (Nova's ports made with the user's token minutes later).
+"""
 
 from __future__ import annotations
 
@@ -34,6 +41,7 @@ def request_context(environ: Mapping[str, Any]) -> RequestContext:
 
 MAX_CACHED = 10000
 MAX_TOKEN = 8192
+SERVICE_ROLES = frozenset({"service", "admin"})
 
 
 @dataclass(frozen=True)
@@ -43,8 +51,9 @@ class ValidatedToken:
 
 
 class TokenValidator(Protocol):
-    def validate(self, token: str) -> ValidatedToken:
-        """The token's context; Unauthorized if invalid, ServiceUnavailable if unsure."""
+    def validate(self, token: str, allow_expired: bool = False) -> ValidatedToken:
+        """The token's context; Unauthorized if invalid, ServiceUnavailable if unsure.
+        ``allow_expired``: an expired one too, within the identity service's window."""
         ...
 
 
@@ -103,12 +112,29 @@ class AuthTokenMiddleware:
         self.cache.put(token, result)
         return result
 
+    def _user(self, token: str, service_token: str) -> ValidatedToken:
+        try:
+            return self.validate(token)
+        except Unauthorized:
+            if not self._service_vouches(service_token):
+                raise
+        return self.validator.validate(token, allow_expired=True)  # expired: never cached
+
+    def _service_vouches(self, service_token: str) -> bool:
+        if not _well_formed(service_token):
+            return False
+        try:
+            service = self.validate(service_token)
+        except Unauthorized:
+            return False
+        return bool(SERVICE_ROLES & set(service.context.roles))
+
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         token = environ.get("HTTP_X_AUTH_TOKEN", "")
         try:
-            if not token or len(token) > MAX_TOKEN or not token.isprintable():
+            if not _well_formed(token):
                 raise Unauthorized()
-            result = self.validate(token)
+            result = self._user(token, environ.get("HTTP_X_SERVICE_TOKEN", ""))
         except SaphiraError as error:
             return self._reject(error, start_response)
         context = replace(
@@ -132,6 +158,10 @@ class AuthTokenMiddleware:
             headers.append(("WWW-Authenticate", f'Keystone uri="{self.www_authenticate_uri}"'))
         start_response(f"{error.code} {error.title}", headers)
         return [data]
+
+
+def _well_formed(token: str) -> bool:
+    return bool(token) and len(token) <= MAX_TOKEN and token.isprintable()
 
 
 def from_conf(

@@ -48,9 +48,9 @@ class LocalValidator:
     def __init__(self, backend: IdentityBackend) -> None:
         self.backend = backend
 
-    def validate(self, token: str) -> ValidatedToken:
+    def validate(self, token: str, allow_expired: bool = False) -> ValidatedToken:
         with self.backend.session() as session:
-            data = self.backend.validate_token(session, token)
+            data = self.backend.validate_token(session, token, allow_expired)
         return ValidatedToken(data.to_context("-"), data.payload.expires_at)
 
 
@@ -121,10 +121,11 @@ class RemoteValidator:
                 self._service = (response.headers["X-Subject-Token"], expires)
             return self._service[0]
 
-    def validate(self, token: str) -> ValidatedToken:
+    def validate(self, token: str, allow_expired: bool = False) -> ValidatedToken:
+        params = {"nocatalog": "1", **({"allow_expired": "1"} if allow_expired else {})}
         for renew in (False, True):
             headers = {"X-Auth-Token": self._service_token(renew), "X-Subject-Token": token}
-            response = self._request("GET", params={"nocatalog": "1"}, headers=headers)
+            response = self._request("GET", params=params, headers=headers)
             if response.status_code == 200:
                 return context_from_body(response.json()["token"], token)
             if response.status_code == 404:

@@ -108,10 +108,10 @@ def _catalog(call: Call) -> list[dict[str, Any]] | None:
     return catalog.build_catalog(call.session)
 
 
-def _subject(call: Call, rule: str) -> TokenData:
+def _subject(call: Call, rule: str, allow_expired: bool = False) -> TokenData:
     token = call.request.headers.get(SUBJECT_HEADER, "")
     try:
-        subject = call.backend.validate_token(call.session, token)
+        subject = call.backend.validate_token(call.session, token, allow_expired)
     except SaphiraError:
         raise NotFound(f"Could not find token: {token[:64]}.") from None
     call.enforce(rule, {"target.token.user_id": subject.user.id})
@@ -119,7 +119,9 @@ def _subject(call: Call, rule: str) -> TokenData:
 
 
 def validate(call: Call) -> Response:
-    subject = _subject(call, "identity:validate_token")
+    """``?allow_expired=1``: Keystone's, for services finishing a user's work."""
+    allow_expired = call.request.args.get("allow_expired", "").lower() in ("1", "true", "yes")
+    subject = _subject(call, "identity:validate_token", allow_expired)
     return json_response(
         views.token(subject, _catalog(call)), headers={SUBJECT_HEADER: subject.token}
     )
@@ -128,7 +130,8 @@ def validate(call: Call) -> Response:
 def revoke(call: Call) -> Response:
     subject = _subject(call, "identity:revoke_token")
     revocation.revoke_audit_id(call.session, subject.payload.audit_ids[0])
-    revocation.prune(call.session, call.backend.token_expiration)
+    backend = call.backend  # kept while a revoked token could still be accepted
+    revocation.prune(call.session, 2 * backend.token_expiration + backend.allow_expired_window)
     return Response(status=204)
 
 
