@@ -146,6 +146,20 @@ def test_another_projects_network_port_and_group_are_refused_at_the_api(
     assert {p["id"] for p in neutron.ports()} == {their_port["id"], used["id"]}
 
 
+def test_a_port_or_an_address_is_for_one_server(plane: Plane, neutron: Neutron, nets: Nets) -> None:
+    mine = neutron.port(nets.own["id"], project(plane))
+    refused(_create(plane, {"port": mine["id"]}, max_count=2), 400,
+            "Failed to launch instances: Unable to launch multiple instances with a single "
+            "configured port ID. Please launch your instance one by one with different "
+            "ports.")  # fmt: skip
+    chosen = {"uuid": nets.own["id"], "fixed_ip": "10.41.0.20"}
+    refused(_create(plane, chosen, max_count=2), 400,
+            "Failed to launch instances: max_count cannot be greater than 1 if an fixed_ip "
+            "is specified.")  # fmt: skip
+    _no_servers(plane)
+    assert [p["id"] for p in neutron.ports()] == [mine["id"]]
+
+
 def test_the_same_holds_on_attach(plane: Plane, neutron: Neutron, nets: Nets) -> None:
     server_id = server_on(plane, nets.own)
     path = f"/servers/{server_id}/os-interface"

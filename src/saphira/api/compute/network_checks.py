@@ -49,11 +49,8 @@ def check_create(call: Call, networks: Any, groups: list[str], max_count: int) -
         security_group(client, context, name)
     if not isinstance(networks, list):
         return
-    if max_count > 1 and any(item.get("fixed_ip") for item in networks):
-        raise BadRequest(
-            "Failed to launch instances: max_count cannot be greater than 1 if an fixed_ip "
-            "is specified."
-        )
+    if max_count > 1:
+        _one_server_only(networks)
     for item in networks:
         if item.get("port"):
             port(client, str(item["port"]), context.project_id or "", None, CREATE)
@@ -61,6 +58,20 @@ def check_create(call: Call, networks: Any, groups: list[str], max_count: int) -
         network = usable_network(client, str(item.get("uuid")), context, CREATE)
         if item.get("fixed_ip"):
             fixed_ip(client, network, str(item["fixed_ip"]), context)
+
+
+def _one_server_only(networks: list[dict[str, Any]]) -> None:
+    """A port or an address can go to one server only (Nova's words)."""
+    if any(item.get("port") for item in networks):
+        raise BadRequest(
+            "Failed to launch instances: Unable to launch multiple instances with a single "
+            "configured port ID. Please launch your instance one by one with different ports."
+        )
+    if any(item.get("fixed_ip") for item in networks):
+        raise BadRequest(
+            "Failed to launch instances: max_count cannot be greater than 1 if an fixed_ip "
+            "is specified."
+        )
 
 
 def check_attach(
