@@ -146,7 +146,9 @@ def test_another_projects_network_port_and_group_are_refused_at_the_api(
     assert {p["id"] for p in neutron.ports()} == {their_port["id"], used["id"]}
 
 
-def test_a_port_or_an_address_is_for_one_server(plane: Plane, neutron: Neutron, nets: Nets) -> None:
+def test_a_port_or_an_address_is_for_one_server_only(
+    plane: Plane, neutron: Neutron, nets: Nets
+) -> None:
     mine = neutron.port(nets.own["id"], project(plane))
     refused(_create(plane, {"port": mine["id"]}, max_count=2), 400,
             "Failed to launch instances: Unable to launch multiple instances with a single "
@@ -156,8 +158,12 @@ def test_a_port_or_an_address_is_for_one_server(plane: Plane, neutron: Neutron, 
     refused(_create(plane, chosen, max_count=2), 400,
             "Failed to launch instances: max_count cannot be greater than 1 if an fixed_ip "
             "is specified.")  # fmt: skip
+    held = neutron.port(nets.own["id"], project(plane), device_id="vm-x",
+                        fixed_ips=[{"ip_address": "10.41.0.30"}])  # fmt: skip
+    refused(_create(plane, {"uuid": nets.own["id"], "fixed_ip": "10.41.0.30"}), 400,
+            "Fixed IP address 10.41.0.30 is already in use on instance vm-x.")  # fmt: skip
     _no_servers(plane)
-    assert [p["id"] for p in neutron.ports()] == [mine["id"]]
+    assert {p["id"] for p in neutron.ports()} == {mine["id"], held["id"]}
 
 
 def test_the_same_holds_on_attach(plane: Plane, neutron: Neutron, nets: Nets) -> None:

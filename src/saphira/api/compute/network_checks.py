@@ -32,12 +32,14 @@ DEFAULT_GROUP = "default"
 
 @dataclass(frozen=True)
 class Faults:
-    """The status of "not found" for one API (create: 400, attach: 404)."""
+    """Nova's statuses for one API: "not found" (create 400, attach 404) and a
+    fixed IP already in use (create 400, attach 409)."""
 
     missing: type[SaphiraError]
+    ip_in_use: type[SaphiraError]
 
 
-CREATE, ATTACH = Faults(BadRequest), Faults(NotFound)
+CREATE, ATTACH = Faults(BadRequest, BadRequest), Faults(NotFound, Conflict)
 
 
 def check_create(call: Call, networks: Any, groups: list[str], max_count: int) -> None:
@@ -57,7 +59,7 @@ def check_create(call: Call, networks: Any, groups: list[str], max_count: int) -
             continue
         network = usable_network(client, str(item.get("uuid")), context, CREATE)
         if item.get("fixed_ip"):
-            fixed_ip(client, network, str(item["fixed_ip"]), context)
+            fixed_ip(client, network, str(item["fixed_ip"]), context, CREATE)
 
 
 def _one_server_only(networks: list[dict[str, Any]]) -> None:
@@ -90,7 +92,7 @@ def check_attach(
     if network_id:
         network = usable_network(client, network_id, call.context, ATTACH)
         if address:
-            fixed_ip(client, network, address, call.context)
+            fixed_ip(client, network, address, call.context, ATTACH)
 
 
 def security_group(client: NetworkClient, context: RequestContext, name: str) -> None:
@@ -149,10 +151,19 @@ def usable_network(
 
 
 def fixed_ip(
-    client: NetworkClient, network: dict[str, Any], address: str, context: RequestContext
+    client: NetworkClient,
+    network: dict[str, Any],
+    address: str,
+    context: RequestContext,
+    faults: Faults,
 ) -> None:
-    """Not a subnet's gateway; in an allocation pool unless the caller owns the network."""
+    """Not a subnet's gateway; in an allocation pool unless the caller owns the
+    network; not held by a port the caller sees."""
     ip = ipaddress.ip_address(address)
+    held = client.list_ports(network_id=network["id"], fixed_ips=f"ip_address={address}")
+    if held:
+        raise faults.ip_in_use(f"Fixed IP address {address} is already in use on instance "
+                               f"{held[0].get('device_id') or ''}.")  # fmt: skip
     owner = context.is_admin or network.get("project_id") == context.project_id
     for subnet in client.list_subnets(network_id=network["id"]):
         if ip not in ipaddress.ip_network(subnet["cidr"]):
