@@ -92,15 +92,15 @@ IDENTITY: dict[tuple[str, str], Spec] = {
     ("POST", "/v3/domains"): Spec(body=lambda w: {"domain": {"name": unique("pm-domain-")}}),
     ("PATCH", "/v3/domains/<domain_id>"): Spec(
         params={"domain_id": "victim_domain"},
-        body=lambda w: {"domain": {"description": "policy matrix"}}),
+        body=lambda w: {"domain": {"description": unique("pm")}}),
     ("DELETE", "/v3/domains/<domain_id>"): Spec(params={"domain_id": "victim_domain"}),
     ("POST", "/v3/projects"): Spec(body=lambda w: {"project": {"name": unique("pm-project-")}}),
     ("PATCH", "/v3/projects/<project_id>"): Spec(
-        body=lambda w: {"project": {"description": "policy matrix"}}),
+        body=lambda w: {"project": {"description": unique("pm")}}),
     ("DELETE", "/v3/projects/<project_id>"): Spec(params={"project_id": "victim_project"}),
     ("POST", "/v3/users"): Spec(body=lambda w: {"user": {"name": unique("pm-user-")}}),
     ("PATCH", "/v3/users/<user_id>"): Spec(
-        body=lambda w: {"user": {"description": "policy matrix"}}),
+        body=lambda w: {"user": {"description": unique("pm")}}),
     ("DELETE", "/v3/users/<user_id>"): Spec(params={"user_id": "victim_user"}),
     ("POST", "/v3/users/<user_id>/password"): Spec(last=True, body=lambda w: {"user": {
         "original_password": w.passwords["member"], "password": w.passwords["member"]}}),
@@ -108,7 +108,7 @@ IDENTITY: dict[tuple[str, str], Spec] = {
     ("GET", "/v3/roles/<role_id>"): Spec(params={"role_id": "role_reader"}),
     ("PATCH", "/v3/roles/<role_id>"): Spec(
         params={"role_id": "victim_role"},
-        body=lambda w: {"role": {"description": "policy matrix"}}),
+        body=lambda w: {"role": {"description": unique("pm")}}),
     ("DELETE", "/v3/roles/<role_id>"): Spec(params={"role_id": "victim_role"}),
     ("PUT", f"{_ASSIGN}/<role_id>"): Spec(params=_AS),
     ("GET", f"{_ASSIGN}/<role_id>"): Spec(params=_AS),
@@ -128,12 +128,14 @@ IDENTITY: dict[tuple[str, str], Spec] = {
         "url": "http://127.0.0.1:1/pm"}}),
     ("GET", "/v3/endpoints/<ident>"): Spec(params={"ident": "victim_endpoint"}),
     ("PATCH", "/v3/endpoints/<ident>"): Spec(
-        params={"ident": "victim_endpoint"}, body=lambda w: {"endpoint": {"url": "http://127.0.0.1:2/pm"}}),
+        params={"ident": "victim_endpoint"},
+        body=lambda w: {"endpoint": {"url": "http://127.0.0.1:2/pm"}}),
     ("DELETE", "/v3/endpoints/<ident>"): Spec(params={"ident": "victim_endpoint"}),
     ("POST", "/v3/regions"): Spec(body=lambda w: {"region": {"id": unique("pm-region-")}}),
     ("GET", "/v3/regions/<ident>"): Spec(params={"ident": "victim_region"}),
     ("PATCH", "/v3/regions/<ident>"): Spec(
-        params={"ident": "victim_region"}, body=lambda w: {"region": {"description": "pm"}}),
+        params={"ident": "victim_region"},
+        body=lambda w: {"region": {"description": unique("pm")}}),
     ("DELETE", "/v3/regions/<ident>"): Spec(params={"ident": "victim_region"}),
 }
 
@@ -144,7 +146,8 @@ _EXTRA = {"key": "extra_key"}
 COMPUTE: dict[tuple[str, str], Spec] = {
     ("POST", "/v2.1/flavors"): Spec(body=lambda w: {"flavor": {
         "name": unique("pm-flavor-"), "ram": 64, "vcpus": 1, "disk": 1}}),
-    ("PUT", "/v2.1/flavors/<flavor_id>"): Spec(body=lambda w: {"flavor": {"description": "pm"}}),
+    ("PUT", "/v2.1/flavors/<flavor_id>"): Spec(
+        body=lambda w: {"flavor": {"description": unique("pm")}}),
     ("DELETE", "/v2.1/flavors/<flavor_id>"): Spec(params={"flavor_id": "victim_flavor"}),
     ("POST", "/v2.1/flavors/<flavor_id>/os-extra_specs"): Spec(
         body=lambda w: {"extra_specs": {"pm:key": "v"}}),
@@ -176,14 +179,14 @@ COMPUTE: dict[tuple[str, str], Spec] = {
     ("POST", "/v2.1/servers"): Spec(body=lambda w: {"server": {
         "name": unique("pm-server-"), "flavorRef": w.params["compute"]["flavor_id"],
         "imageRef": w.params["compute"]["image_id"], "networks": "none"}}),
-    ("PUT", _S): Spec(body=lambda w: {"server": {"name": "pm-server"}}),
+    ("PUT", _S): Spec(body=lambda w: {"server": {"name": unique("pm-server-")}}),
     ("POST", f"{_S}/action"): Spec(body=lambda w: {"os-getConsoleOutput": {"length": 1}}),
     ("POST", f"{_S}/remote-consoles"): Spec(
         body=lambda w: {"remote_console": {"protocol": "vnc", "type": "novnc"}}),
-    ("POST", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": "v1"}}),
-    ("PUT", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": "v1"}}),
-    ("PUT", f"{_S}/metadata/<key>"): Spec(body=lambda w: {"meta": {"k1": "v1"}}),
-    ("PUT", f"{_S}/tags"): Spec(body=lambda w: {"tags": ["t1"]}),
+    ("POST", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": unique("v")}}),
+    ("PUT", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": unique("v")}}),
+    ("PUT", f"{_S}/metadata/<key>"): Spec(body=lambda w: {"meta": {"k1": unique("v")}}),
+    ("PUT", f"{_S}/tags"): Spec(body=lambda w: {"tags": ["t1", "t2"]}),
     ("GET", f"{_S}/os-interface/<port_id>"): Spec(absent=True),
     ("GET", f"{_S}/ips/<network>"): Spec(absent=True),
     # A port that does not exist: binding a real one needs an L2 agent.
@@ -205,12 +208,12 @@ COMPUTE: dict[tuple[str, str], Spec] = {
         version=_PROXY, body=lambda w: {"disassociate_host": None}),
     ("GET", "/v2.1/os-security-groups"): Spec(version=_PROXY),
     ("POST", "/v2.1/os-security-groups"): Spec(version=_PROXY, body=lambda w: {
-        "security_group": {"name": unique("pm-sg-"), "description": "pm"}}),
+        "security_group": {"name": unique("pm-sg-"), "description": unique("pm")}}),
     ("GET", "/v2.1/os-security-groups/<group_id>"): Spec(
         version=_PROXY, params={"group_id": "security_group_id"}),
     ("PUT", "/v2.1/os-security-groups/<group_id>"): Spec(
         version=_PROXY, params={"group_id": "security_group_id"},
-        body=lambda w: {"security_group": {"name": "pm-proxy-sg", "description": "pm"}}),
+        body=lambda w: {"security_group": {"name": "pm-proxy-sg", "description": unique("pm")}}),
     ("DELETE", "/v2.1/os-security-groups/<group_id>"): Spec(
         version=_PROXY, params={"group_id": "security_group_id"}),
     ("POST", "/v2.1/os-security-group-rules"): Spec(version=_PROXY, body=lambda w: {
@@ -226,7 +229,7 @@ IMAGE: dict[tuple[str, str], Spec] = {
     ("POST", "/v2/images"): Spec(body=lambda w: {
         "name": unique("pm-image-"), "container_format": "bare", "disk_format": "raw"}),
     ("PATCH", _I): Spec(headers={"Content-Type": _PATCH}, body=lambda w: [
-        {"op": "replace", "path": "/name", "value": "pm-image"}]),
+        {"op": "replace", "path": "/name", "value": unique("pm-image-")}]),
     ("PUT", f"{_I}/file"): Spec(headers={"Content-Type": "application/octet-stream"},
                                 body=lambda w: b"\0" * 512),
     ("PUT", f"{_I}/stage"): Spec(headers={"Content-Type": "application/octet-stream"},
@@ -238,23 +241,26 @@ IMAGE: dict[tuple[str, str], Spec] = {
 
 NETWORK: dict[tuple[str, str], Spec] = {
     ("POST", "/v2.0/networks"): Spec(body=lambda w: {"network": {"name": unique("pm-net-")}}),
-    ("PUT", "/v2.0/networks/<net_id>"): Spec(body=lambda w: {"network": {"description": "pm"}}),
+    ("PUT", "/v2.0/networks/<net_id>"): Spec(
+        body=lambda w: {"network": {"description": unique("pm")}}),
     ("POST", "/v2.0/subnets"): Spec(body=lambda w: {"subnet": {
         "network_id": w.params["network"]["net_id"], "ip_version": 4,
         "cidr": f"10.78.{next(_COUNTER) % 250}.0/24"}}),
-    ("PUT", "/v2.0/subnets/<subnet_id>"): Spec(body=lambda w: {"subnet": {"description": "pm"}}),
+    ("PUT", "/v2.0/subnets/<subnet_id>"): Spec(
+        body=lambda w: {"subnet": {"description": unique("pm")}}),
     ("POST", "/v2.0/ports"): Spec(body=lambda w: {"port": {
         "network_id": w.params["network"]["net_id"]}}),
-    ("PUT", "/v2.0/ports/<port_id>"): Spec(body=lambda w: {"port": {"description": "pm"}}),
+    ("PUT", "/v2.0/ports/<port_id>"): Spec(body=lambda w: {"port": {"description": unique("pm")}}),
     ("POST", "/v2.0/security-groups"): Spec(body=lambda w: {"security_group": {
         "name": unique("pm-sg-")}}),
     ("PUT", "/v2.0/security-groups/<group_id>"): Spec(body=lambda w: {"security_group": {
-        "description": "pm"}}),
+        "description": unique("pm")}}),
     ("POST", "/v2.0/security-group-rules"): Spec(body=lambda w: {"security_group_rule": {
         "security_group_id": w.params["network"]["group_id"], "direction": "ingress",
         "protocol": "tcp", "port_range_min": next(_COUNTER) + 1000, "port_range_max": 3000}}),
     ("GET", "/v2.0/agents/<agent_id>"): Spec(absent=True),  # no agent runs here
-    ("PUT", "/v2.0/agents/<agent_id>"): Spec(body=lambda w: {"agent": {"description": "pm"}}),
+    ("PUT", "/v2.0/agents/<agent_id>"): Spec(
+        body=lambda w: {"agent": {"description": unique("pm")}}),
     ("PUT", "/v2.0/quotas/<project_id>"): Spec(body=lambda w: {"quota": {"network": 100}}),
 }
 
