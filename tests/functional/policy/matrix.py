@@ -7,7 +7,9 @@ profile. Profiles (``outcomes``) follow the upstream secure-RBAC defaults of
 Keystone, Nova, Glance, Neutron and Placement: readers read their project,
 members change it, admins administer the cloud, and another project's
 callers do not see a project's resources (404) where the upstream service
-hides them. A new route needs a line here, or the test fails naming it.
+hides them. A new route needs a line here, or the test fails naming it;
+if it needs a body, other path parameters or a microversion, add its Spec
+to requests_spec.py too.
 """
 
 from __future__ import annotations

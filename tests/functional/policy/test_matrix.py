@@ -49,11 +49,13 @@ def _where(api: str) -> str:
 def test_every_route_has_an_entry(api: str) -> None:
     table = MATRIX[api]
     found = routes(api)
-    missing = [
-        f"{route}: add ({route.key[0]!r}, {route.key[1]!r}): <PROFILE> to {_where(api)}"
-        for route in found
-        if route.key not in table
-    ]
+    missing = list(
+        dict.fromkeys(
+            f"{api} {method} {rule}: add ({method!r}, {rule!r}): <PROFILE> to {_where(api)}"
+            for method, rule in (route.key for route in found)
+            if (method, rule) not in table
+        )
+    )
     keys = {route.key for route in found}
     stale = [
         f"{api} {method} {rule}: in {_where(api)} but no such route"
