@@ -92,8 +92,10 @@ PROJECT_READ_403 = Profile("PROJECT_READ_403", OK, OK, OK, E403, E403)
 TOKEN_SUBJECT = Profile("TOKEN_SUBJECT", OK, OK, E403, E403, E403)
 # Keystone's self-service on the home member's user (and admins).
 SELF = Profile("SELF", OK, OK, E403, E403, E403)
-# A user's own password (the original one proves it): the user only; admins
-# reset passwords with PATCH /v3/users/{id}.
+# A user's own password: the user, with a token of their own; admins reset
+# passwords with PATCH /v3/users/{id}. Deliberately stricter than Keystone,
+# which leaves the route unenforced (the original password is the proof, so a
+# user whose password expired can change it without a token).
 OWN_PASSWORD = Profile("OWN_PASSWORD", E403, OK, E403, E403, E403)
 # Nova's keypairs belong to a user: the home member's own, or an admin asking
 # with ?user_id=.
