@@ -25,6 +25,8 @@ from tests.functional.policy.outcomes import OTHERS, Caller, Outcome
 from tests.functional.policy.requests_spec import SPECS, Spec, World, fill
 from tests.functional.policy.routes import API_ROUTES, PROJECT_TWIN, Route, routes
 
+# One cloud and one world for the whole module: its tests share them, in order.
+pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("policy_matrix")]
 TIMEOUT = 60
 ORDER = (
     Caller.ANONYMOUS,
