@@ -2,8 +2,10 @@
 
 The defaults give three roles their meaning (bootstrap makes admin imply
 member imply reader, so every rule names the weakest role that suffices):
-admin may do everything; a reader may look at its own project; a member may
-also look at and change its own user. An operator overrides any rule in the
+admin may do everything; a reader may look at its own project and its domain;
+a member may also look at and change its own user. Roles, services,
+endpoints and grants are for admins, as in Keystone's defaults (Keystone asks
+for a system reader; Saphira has no system scope for members). An operator overrides any rule in the
 usual policy.yaml ([oslo_policy] policy_file).
 """
 
@@ -29,6 +31,8 @@ SCOPES = ["system", "domain", "project"]
 ADMIN = "role:admin"
 OWN_PROJECT_READER = "role:reader and project_id:%(target.project.id)s"
 OWN_DOMAIN_READER = "role:reader and domain_id:%(target.domain.id)s"
+# Keystone: a project-scoped token may read its project's domain.
+OWN_PROJECT_DOMAIN = "project_domain_id:%(target.domain.id)s"
 SELF = "user_id:%(target.user.id)s"
 TOKEN_SUBJECT = "user_id:%(target.token.user_id)s"
 
@@ -47,7 +51,8 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("identity:get_auth_projects", "", "GET", "/v3/auth/projects"),
     ("identity:get_auth_domains", "", "GET", "/v3/auth/domains"),
     ("identity:get_auth_system", "", "GET", "/v3/auth/system"),
-    ("identity:get_domain", f"{ADMIN} or ({OWN_DOMAIN_READER})", "GET", "/v3/domains/{id}"),
+    ("identity:get_domain", f"{ADMIN} or ({OWN_DOMAIN_READER}) or {OWN_PROJECT_DOMAIN}", "GET",
+     "/v3/domains/{id}"),
     ("identity:list_domains", ADMIN, "GET", "/v3/domains"),
     ("identity:create_domain", ADMIN, "POST", "/v3/domains"),
     ("identity:update_domain", ADMIN, "PATCH", "/v3/domains/{id}"),
@@ -64,26 +69,26 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("identity:update_user", ADMIN, "PATCH", "/v3/users/{id}"),
     ("identity:delete_user", ADMIN, "DELETE", "/v3/users/{id}"),
     ("identity:change_password", SELF, "POST", "/v3/users/{id}/password"),
-    ("identity:get_role", f"{ADMIN} or role:reader", "GET", "/v3/roles/{id}"),
-    ("identity:list_roles", f"{ADMIN} or role:reader", "GET", "/v3/roles"),
+    ("identity:get_role", ADMIN, "GET", "/v3/roles/{id}"),
+    ("identity:list_roles", ADMIN, "GET", "/v3/roles"),
     ("identity:create_role", ADMIN, "POST", "/v3/roles"),
     ("identity:update_role", ADMIN, "PATCH", "/v3/roles/{id}"),
     ("identity:delete_role", ADMIN, "DELETE", "/v3/roles/{id}"),
-    ("identity:check_grant", f"{ADMIN} or ({OWN_PROJECT_READER})", "HEAD",
+    ("identity:check_grant", ADMIN, "HEAD",
      "/v3/projects/{p}/users/{u}/roles/{r}"),
-    ("identity:list_grants", f"{ADMIN} or ({OWN_PROJECT_READER})", "GET",
+    ("identity:list_grants", ADMIN, "GET",
      "/v3/projects/{p}/users/{u}/roles"),
     ("identity:create_grant", ADMIN, "PUT", "/v3/projects/{p}/users/{u}/roles/{r}"),
     ("identity:revoke_grant", ADMIN, "DELETE", "/v3/projects/{p}/users/{u}/roles/{r}"),
     ("identity:list_role_assignments", f"{ADMIN} or ({OWN_PROJECT_READER})", "GET",
      "/v3/role_assignments"),
-    ("identity:get_service", f"{ADMIN} or role:reader", "GET", "/v3/services/{id}"),
-    ("identity:list_services", f"{ADMIN} or role:reader", "GET", "/v3/services"),
+    ("identity:get_service", ADMIN, "GET", "/v3/services/{id}"),
+    ("identity:list_services", ADMIN, "GET", "/v3/services"),
     ("identity:create_service", ADMIN, "POST", "/v3/services"),
     ("identity:update_service", ADMIN, "PATCH", "/v3/services/{id}"),
     ("identity:delete_service", ADMIN, "DELETE", "/v3/services/{id}"),
-    ("identity:get_endpoint", f"{ADMIN} or role:reader", "GET", "/v3/endpoints/{id}"),
-    ("identity:list_endpoints", f"{ADMIN} or role:reader", "GET", "/v3/endpoints"),
+    ("identity:get_endpoint", ADMIN, "GET", "/v3/endpoints/{id}"),
+    ("identity:list_endpoints", ADMIN, "GET", "/v3/endpoints"),
     ("identity:create_endpoint", ADMIN, "POST", "/v3/endpoints"),
     ("identity:update_endpoint", ADMIN, "PATCH", "/v3/endpoints/{id}"),
     ("identity:delete_endpoint", ADMIN, "DELETE", "/v3/endpoints/{id}"),
