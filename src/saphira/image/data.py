@@ -78,11 +78,17 @@ class DataService:
             image.status, image.updated_at = to, utcnow()
             return image
 
-    def set_status(self, image_id: str, status: str, *, only_from: str) -> None:
+    def set_status(
+        self, image_id: str, status: str, *, only_from: str, forget_size: bool = False
+    ) -> None:
+        """Move ``image_id`` on if it is still ``only_from``; ``forget_size`` when its
+        (staged) data is gone, so the size stops counting against the quota."""
         with self.records.session() as session:
             image = session.get(Image, image_id)
             if image is not None and image.status == only_from:
                 image.status, image.updated_at = status, utcnow()
+                if forget_size:
+                    image.size = None
 
     def write(
         self,
@@ -162,7 +168,7 @@ class DataService:
         staged data, to import again or delete."""
         image = self.begin(image_id, from_states=("uploading",), to="importing")
         if not self.staging.exists(image_id):
-            self.set_status(image_id, "queued", only_from="importing")
+            self.set_status(image_id, "queued", only_from="importing", forget_size=True)
             raise Conflict("No staged data for this image.")
         staged = self._staged_data(image_id)
         try:
@@ -243,7 +249,7 @@ class DataService:
                 staged = os.path.exists(self.staging.path(image.id))
                 if image.status == "saving" or not staged:
                     self.store.delete(image.id)
-                    image.status = "queued"
+                    image.status, image.size = "queued", None
                 else:
                     image.status = "uploading"
                 image.updated_at = utcnow()
