@@ -135,14 +135,15 @@ def test_staging_area_cap_and_staged_bytes_count(cloud: Cloud) -> None:
 
 
 def test_cli_upload_over_quota_with_staged_data(cloud: Cloud, tmp_path: Path) -> None:
-    """The real CLI: staged data counts, so a 2 MiB upload beside 2 MiB staged is a 413."""
+    """The real CLI: staged data counts, so an upload beside 2 MiB staged is a 413. It is
+    64 MiB, refused before its body is read: the client still shows Glance's message."""
     demo = ImageClient(cloud, "demo")
     staged = demo.create(name="staged", disk_format="raw")["id"]
     put = demo("PUT", f"/v2/images/{staged}/stage", data=b"\1" * 2 * MIB,
                headers={"Content-Type": "application/octet-stream"})  # fmt: skip
     assert put.status_code == 204, put.text
     source = tmp_path / "disk.raw"
-    source.write_bytes(b"\1" * 2 * MIB)
+    source.write_bytes(b"\1" * 64 * MIB)
     result = cloud.openstack(
         "image", "create", "--file", str(source), "--disk-format", "raw",
         "--container-format", "bare", "cli-over-quota", cloud="demo", check=False,
