@@ -4,7 +4,6 @@ a cap for all projects. Every refusal is a 413 that leaves nothing behind."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.image.helpers import ImageClient, store_files
 from tests.functional.image.streams import RawUpload
+from tests.polling import wait_for
 
 MIB = 1024 * 1024
 QUOTA = "Image exceeds the storage quota"
@@ -34,14 +34,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
 def staged_files(cloud: Cloud) -> list[str]:
     staging = cloud.state_dir / "image-staging"
     return sorted(p.name for p in staging.iterdir()) if staging.exists() else []
-
-
-def wait_for(what: str, check: object, timeout: float = 30) -> None:
-    assert callable(check)
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def part_bytes(cloud: Cloud) -> int:
