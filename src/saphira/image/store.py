@@ -25,7 +25,7 @@ Gate = Callable[[int, int], None]  # (total after the chunk, the chunk's length)
 
 
 class SizeExceeded(Exception):
-    """The data passed the allowed size (image_size_cap or the storage quota)."""
+    """The data passed the store's limit (image_size_cap)."""
 
 
 class Truncated(Exception):
