@@ -5,7 +5,9 @@ The database transaction is never held while bytes flow: the image is marked
 is the file renamed and the image made ``active`` in a second transaction.
 Every failure path removes the temp file and moves the image on: back to
 ``queued`` when the data was refused (Glance's restore), ``killed`` when the
-client broke off mid-upload.
+client broke off mid-upload. Every write goes through an ``admission`` gate
+(size cap, storage quota, staging cap, free-space floor), whose claim on the
+quota lasts until the data's size is recorded.
 """
 
 from __future__ import annotations
