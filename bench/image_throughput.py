@@ -4,11 +4,13 @@
 Starts `saphira up` on a temporary state directory, writes a file of
 non-zero data (so neither side can skip it as sparse) next to the store,
 then times: `cp` of the file plus fsync (the disk's ceiling for a copy, the
-same work the store does), PUT /v2/images/{id}/file, and GET .../file into
+same work the store does), PUT /v2/images/{id}/file with Content-Length (the
+quota is claimed once, up front), the same chunked (size unknown: the quota is
+checked against the database before every 1 MiB chunk), and GET .../file into
 /dev/null. The server's RSS is sampled during the upload. Prints figures;
 asserts nothing.
 
-    python3 bench/image_throughput.py [--size-mib 2048]
+    python3 bench/image_throughput.py [--size-mib 2048] [--user-storage-quota 0]
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import requests
 import yaml
@@ -77,6 +81,32 @@ class RssPeak(threading.Thread):
             self.peak = max(self.peak, rss_kib(self.pid))
 
 
+def pieces(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        while piece := handle.read(MIB):
+            yield piece
+
+
+def timed_put(http: requests.Session, base: str, data: Any) -> float:
+    """Seconds of one upload of ``data`` (a file: Content-Length; a generator: chunked)."""
+    image = http.post(
+        f"{base}/v2/images",
+        json={"name": "bench", "disk_format": "raw", "container_format": "bare"},
+        timeout=30,
+    ).json()
+    began = time.perf_counter()
+    put = http.put(
+        f"{base}/v2/images/{image['id']}/file",
+        data=data,
+        headers={"Content-Type": "application/octet-stream"},
+        timeout=3600,
+    )
+    seconds = time.perf_counter() - began
+    put.raise_for_status()
+    http.delete(f"{base}/v2/images/{image['id']}", timeout=60).raise_for_status()
+    return seconds
+
+
 def run(cloud: Cloud, work: Path, size_mib: int) -> None:
     cloud.start()
     assert cloud.proc is not None
@@ -114,9 +144,11 @@ def run(cloud: Cloud, work: Path, size_mib: int) -> None:
         for _ in got.iter_content(4 * MIB):
             pass
     download = time.perf_counter() - began
+    chunked = timed_put(http, base, pieces(source))
     print(f"file size:           {size_mib} MiB (random data, not sparse)")
     print(f"cp + fsync:          {size_mib / cp_seconds:8.1f} MiB/s")
     print(f"upload (PUT /file):  {size_mib / upload:8.1f} MiB/s  (md5 + sha512 + qemu-img)")
+    print(f"upload chunked:      {size_mib / chunked:8.1f} MiB/s  (quota checked per chunk)")
     print(f"download (GET /file):{size_mib / download:8.1f} MiB/s")
     print(f"server RSS before upload: {rss_before / 1024:.1f} MiB")
     print(f"server RSS peak during upload: {watcher.peak / 1024:.1f} MiB "
@@ -126,11 +158,23 @@ def run(cloud: Cloud, work: Path, size_mib: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=2048)
+    parser.add_argument(
+        "--user-storage-quota", help="[image_api] user_storage_quota (0: no per-chunk check)"
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="saphira-bench-image-"))
+    config: list[str] = []
+    if args.user_storage_quota is not None:
+        (work / "bench.conf").write_text(
+            f"[image_api]\nuser_storage_quota = {args.user_storage_quota}\n"
+        )
+        config = ["--config-file", str(work / "bench.conf")]
     cloud = Cloud(
         [sys.executable, "-m", "saphira.cmd.up"], work / "state", free_offset(),
         work / "saphira.log",
+        # only the image service is measured: no guests, test image or provider bridge
+        extra_args=["--compute-driver", "fake.FakeDriver", "--no-test-image",
+                    "--no-provider-network", *config],
     )  # fmt: skip
     try:
         run(cloud, work, args.size_mib)

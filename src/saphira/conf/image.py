@@ -29,9 +29,13 @@ api_opts: list[cfg.Opt] = [
     ),
     cfg.StrOpt(
         "user_storage_quota",
-        default="0",
-        help="Total bytes of image data a project may store, with an optional unit "
-        "(B, KB, MB, GB, TB), as Glance writes it; 0 means unlimited.",
+        default="20GB",
+        help="Total bytes of image data a project may hold, with an optional unit "
+        "(B, KB, MB, GB, TB; binary multiples), as Glance writes it. Active images, "
+        "staged data and uploads in progress all count, so concurrent uploads cannot "
+        "together pass it. 0 means unlimited, as in Glance; unlike Glance (default 0) "
+        "the default is finite, 20GB: room for a dozen or more cloud images, while one "
+        "member cannot fill the host's disk for everyone. Raise it for large images.",
     ),
     cfg.IntOpt(
         "image_count_total",
@@ -68,6 +72,15 @@ store_opts: list[cfg.Opt] = [
         default="$state_path/images",
         help="Directory image data is written to (atomically: temp file, fsync, rename).",
     ),
+    cfg.StrOpt(
+        "filesystem_store_reserve",
+        default="1GB",
+        help="Free space an upload must leave on the filesystem it writes to (the store "
+        "and the staging directory alike): a size with a unit as user_storage_quota "
+        "(e.g. 1GB) or a percentage of the filesystem's size (e.g. 5%). An upload that "
+        "would go below it is refused with 413: up front when its size is announced, "
+        "otherwise before the chunk that would cross it is written. 0 turns it off.",
+    ),
 ]
 
 staging_opts: list[cfg.Opt] = [
@@ -75,6 +88,14 @@ staging_opts: list[cfg.Opt] = [
         "filesystem_store_datadir",
         default="$state_path/image-staging",
         help="Directory of data staged for glance-direct import.",
+    ),
+    cfg.StrOpt(
+        "total_size_cap",
+        default="50GB",
+        help="Total bytes the staging area may hold for all projects together (staged "
+        "data and stagings in progress), with a unit as user_storage_quota; a stage "
+        "past it is refused with 413. 0 means unlimited. Staged data also counts "
+        "against its project's user_storage_quota.",
     ),
 ]
 

@@ -5,25 +5,31 @@ The database transaction is never held while bytes flow: the image is marked
 is the file renamed and the image made ``active`` in a second transaction.
 Every failure path removes the temp file and moves the image on: back to
 ``queued`` when the data was refused (Glance's restore), ``killed`` when the
-client broke off mid-upload.
+client broke off mid-upload. Every write goes through an ``admission`` gate
+(size cap, storage quota, staging cap, free-space floor), whose claim on the
+quota lasts until the data's size is recorded.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from saphira.context import RequestContext
 from saphira.db.image.models import Image
-from saphira.exception import BadRequest, Conflict, PayloadTooLarge, ServiceUnavailable
+from saphira.exception import BadRequest, Conflict, ServiceUnavailable
 from saphira.image import formats, qemu
-from saphira.image.quotas import remaining
+from saphira.image.admission import Admission, Admitter
+from saphira.image.disk import DiskGuard, Space, statvfs_space
+from saphira.image.ledger import Ledger
+from saphira.image.quotas import Reserve
 from saphira.image.records import Records, utcnow
+from saphira.image.refusals import ImageSizeLimitExceeded, quota_full
 from saphira.image.store import FilesystemStore, SizeExceeded, Truncated, Written
 
 LOG = logging.getLogger(__name__)
@@ -35,6 +41,8 @@ class Limits:
     storage_quota: int  # bytes, 0 unlimited
     hash_algo: str
     qemu_img: str = "qemu-img"
+    staging_cap: int = 0  # bytes, 0 unlimited
+    reserve: Reserve = field(default_factory=Reserve)
 
 
 class ClientDisconnected(BadRequest):
@@ -47,16 +55,16 @@ class DataService:
     store: FilesystemStore
     staging: FilesystemStore
     limits: Limits
+    ledger: Ledger = field(default_factory=Ledger)
+    space: Callable[[str], Space] = statvfs_space
 
-    def _allowance(self, owner: str | None) -> int:
-        limit = self.limits.size_cap
-        if owner is not None:
-            with self.records.session() as session:
-                _, used = self.records.owned_stats(session, owner)
-            left = remaining(self.limits.storage_quota, used)
-            if left is not None:
-                limit = min(limit, left)
-        return limit
+    @property
+    def admitter(self) -> Admitter:
+        lim = self.limits
+        disk = DiskGuard(lim.reserve, self.space)
+        return Admitter(
+            self.records, self.ledger, disk, lim.size_cap, lim.storage_quota, lim.staging_cap
+        )
 
     def begin(self, image_id: str, *, from_states: tuple[str, ...], to: str) -> Image:
         with self.records.session() as session:
@@ -72,27 +80,39 @@ class DataService:
             image.status, image.updated_at = to, utcnow()
             return image
 
-    def set_status(self, image_id: str, status: str, *, only_from: str) -> None:
+    def set_status(
+        self, image_id: str, status: str, *, only_from: str, forget_size: bool = False
+    ) -> None:
+        """Move ``image_id`` on if it is still ``only_from``; ``forget_size`` when its
+        (staged) data is gone, so the size stops counting against the quota."""
         with self.records.session() as session:
             image = session.get(Image, image_id)
             if image is not None and image.status == only_from:
                 image.status, image.updated_at = status, utcnow()
+                if forget_size:
+                    image.size = None
 
     def write(
-        self, image: Image, chunks: Iterable[bytes], expected: int | None, store: FilesystemStore
+        self,
+        image: Image,
+        chunks: Iterable[bytes],
+        expected: int | None,
+        store: FilesystemStore,
+        gate: Admission,
     ) -> Written:
-        """Stream to a temp file of ``store``; 413 past the cap or quota."""
-        limit = self._allowance(image.owner)
-        if expected is not None and expected > limit:
-            raise PayloadTooLarge(f"Image exceeds the storage quota or size cap ({limit} bytes).")
+        """Stream to a temp file of ``store`` through ``gate``: 413 before any byte over a limit."""
+        gate.upfront(expected)
         try:
             return store.write(
-                image.id, chunks, limit=limit, hash_algo=self.limits.hash_algo, expected=expected
+                image.id,
+                chunks,
+                limit=self.limits.size_cap,
+                hash_algo=self.limits.hash_algo,
+                expected=expected,
+                gate=gate,
             )
         except SizeExceeded:
-            raise PayloadTooLarge(
-                f"Image exceeds the storage quota or size cap ({limit} bytes)."
-            ) from None
+            raise ImageSizeLimitExceeded() from None
         except Truncated:
             raise ClientDisconnected() from None
 
@@ -103,40 +123,71 @@ class DataService:
         del ctx  # authorization happened at the API edge
         image = self.begin(image_id, from_states=("queued",), to="saving")
         try:
-            written = self.write(image, chunks, expected, self.store)
+            with self.admitter.admit(image, self.store.datadir, staging=False) as gate:
+                written = self.write(image, chunks, expected, self.store, gate)
+                self.finish(image_id, written, from_status="saving", restore="queued")
         except ClientDisconnected:
             self.set_status(image_id, "killed", only_from="saving")
             raise
         except BaseException:
             self.set_status(image_id, "queued", only_from="saving")
             raise
-        self.finish(image_id, written, from_status="saving")
 
     def stage(self, image_id: str, chunks: Iterable[bytes], expected: int | None) -> None:
-        """PUT /stage (glance-direct): queued -> uploading, data in the staging store."""
+        """PUT /stage (glance-direct): queued -> uploading, data in the staging store.
+
+        The staged size is recorded at once (as Glance does), so staged data
+        counts against the project's quota and the staging area's cap."""
         image = self.begin(image_id, from_states=("queued",), to="uploading")
         try:
-            written = self.write(image, chunks, expected, self.staging)
-            self.staging.commit(written, image_id)
+            with self.admitter.admit(image, self.staging.datadir, staging=True) as gate:
+                written = self.write(image, chunks, expected, self.staging, gate)
+                self._keep_staged(image_id, written)
         except BaseException:
             self.set_status(image_id, "queued", only_from="uploading")
             raise
 
+    def _keep_staged(self, image_id: str, written: Written) -> None:
+        renamed = False
+        try:
+            with self.records.session() as session:
+                image = self.records.get(session, image_id, lock=True)
+                if image.status != "uploading":
+                    raise Conflict(f"Image {image_id} changed status to {image.status}")
+                self.staging.commit(written, image_id)
+                renamed = True
+                image.size, image.updated_at = written.size, utcnow()
+        except BaseException:
+            self.staging.discard(written)
+            if renamed:
+                self.staging.delete(image_id)
+            raise
+
     def import_staged(self, image_id: str) -> None:
-        """POST /import glance-direct: uploading -> importing -> active."""
+        """POST /import glance-direct: uploading -> importing -> active.
+
+        A refusal (quota, disk, data) leaves the image ``uploading`` with its
+        staged data, to import again or delete."""
         image = self.begin(image_id, from_states=("uploading",), to="importing")
         if not self.staging.exists(image_id):
-            self.set_status(image_id, "queued", only_from="importing")
+            self.set_status(image_id, "queued", only_from="importing", forget_size=True)
             raise Conflict("No staged data for this image.")
+        staged = self._staged_data(image_id)
         try:
-            written = self.write(image, self.staging.read(image_id), None, self.store)
+            with self.admitter.admit(image, self.store.datadir, staging=False) as gate:
+                size = self.staging.size(image_id)
+                written = self.write(image, staged, size, self.store, gate)
+                self.finish(image_id, written, from_status="importing", restore="uploading")
         except BaseException:
             self.set_status(image_id, "uploading", only_from="importing")
             raise
-        self.finish(image_id, written, from_status="importing")
         self.staging.delete(image_id)
 
-    def finish(self, image_id: str, written: Written, *, from_status: str) -> None:
+    def _staged_data(self, image_id: str) -> Iterator[bytes]:
+        """The staged file, opened only when the first chunk is asked for."""
+        yield from self.staging.read(image_id)
+
+    def finish(self, image_id: str, written: Written, *, from_status: str, restore: str) -> None:
         """Inspect the data, then rename it into place and make the image active."""
         renamed = False
         try:
@@ -156,15 +207,17 @@ class DataService:
             self.store.discard(written)
             if renamed:  # the rename happened but the transaction did not commit
                 self.store.delete(image_id)
-            self.set_status(image_id, "queued", only_from=from_status)
+            self.set_status(image_id, restore, only_from=from_status)
             raise
 
     def _check_quota(self, session: Session, image: Image, size: int) -> None:
-        if image.owner is None or self.limits.storage_quota <= 0:
+        """Glance's recheck once the size is known (another process may have stored meanwhile)."""
+        quota = self.limits.storage_quota
+        if image.owner is None or quota <= 0:
             return
-        _, used = self.records.owned_stats(session, image.owner)
-        if used + size > self.limits.storage_quota:
-            raise PayloadTooLarge("Image exceeds the storage quota.")
+        used = self.records.stored_bytes(session, image.owner, image.id)
+        if used + size > quota:
+            raise quota_full(size, max(quota - used, 0))
 
     def _inspect(self, written: Written, image_id: str) -> int:
         image_format = self._declared(image_id)
@@ -198,7 +251,7 @@ class DataService:
                 staged = os.path.exists(self.staging.path(image.id))
                 if image.status == "saving" or not staged:
                     self.store.delete(image.id)
-                    image.status = "queued"
+                    image.status, image.size = "queued", None
                 else:
                     image.status = "uploading"
                 image.updated_at = utcnow()

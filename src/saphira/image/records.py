@@ -26,6 +26,9 @@ SORT_KEYS = (
 )  # fmt: skip
 
 
+STAGED = ("uploading", "importing")  # statuses whose data sits in the staging store
+
+
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
@@ -86,6 +89,21 @@ class Records:
             )
         ).one()
         return int(row[0] or 0), int(row[1] or 0)
+
+    def stored_bytes(self, session: Session, owner: str, exclude: str) -> int:
+        """Bytes a project holds (active and staged images), but ``exclude``'s: its
+        new data is the upload being counted (Glance's ``image_id`` of check_quota)."""
+        query = sa.select(sa.func.coalesce(sa.func.sum(Image.size), 0)).where(
+            Image.owner == owner, Image.status != "killed", Image.id != exclude
+        )
+        return int(session.execute(query).scalar_one() or 0)
+
+    def staged_bytes(self, session: Session) -> int:
+        """Bytes in the staging area for every project (images uploading or importing)."""
+        query = sa.select(sa.func.coalesce(sa.func.sum(Image.size), 0)).where(
+            Image.status.in_(STAGED)
+        )
+        return int(session.execute(query).scalar_one() or 0)
 
     def list(self, session: Session, ctx: RequestContext, query: ListQuery) -> list[Image]:
         """One page; BadRequest for an unknown marker, as Glance answers."""

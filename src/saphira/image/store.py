@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -21,9 +21,11 @@ from saphira.image.formats import HEAD_SIZE, TAIL_SIZE
 CHUNK = 1024 * 1024
 PART = ".part-"
 
+Gate = Callable[[int, int], None]  # (total after the chunk, the chunk's length); raises to refuse
+
 
 class SizeExceeded(Exception):
-    """The data passed the allowed size (image_size_cap or the storage quota)."""
+    """The data passed the store's limit (image_size_cap)."""
 
 
 class Truncated(Exception):
@@ -85,8 +87,10 @@ class FilesystemStore:
         limit: int,
         hash_algo: str,
         expected: int | None = None,
+        gate: Gate | None = None,
     ) -> Written:
-        """Stream ``chunks`` to a temp file; SizeExceeded/Truncated leave nothing behind."""
+        """Stream ``chunks`` to a temp file; any failure (SizeExceeded, Truncated, what
+        ``gate`` raises before a chunk is written) leaves nothing behind."""
         self.ensure()
         path = os.path.join(self.datadir, f".{image_id}{PART}{uuid.uuid4().hex}")
         tracker = _Tracker(hash_algo)
@@ -96,6 +100,8 @@ class FilesystemStore:
                 tracker.update(chunk)
                 if tracker.size > limit:
                     raise SizeExceeded()
+                if gate is not None:
+                    gate(tracker.size, len(chunk))
                 if chunk.count(0) == len(chunk):
                     os.lseek(fd, len(chunk), os.SEEK_CUR)
                 else:

@@ -39,3 +39,27 @@ def test_saving_images_are_reset(tmp_path: Path) -> None:
         assert session.get(Image, "active").status == "active"  # type: ignore[union-attr]
     assert sorted(p.name for p in Path(store.datadir).iterdir()) == ["active"]
     engine.dispose()
+
+
+def test_staged_image_without_its_data_stops_counting(tmp_path: Path) -> None:
+    """An upload to staging whose file is gone goes back to queued without its size,
+    which would otherwise count against the project's quota forever."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'glance.sqlite'}")
+    sync(engine)
+    records = Records(engine)
+    staging = FilesystemStore(str(tmp_path / "staging"))
+    staging.ensure()
+    service = DataService(records, FilesystemStore(str(tmp_path / "images")), staging,
+                          Limits(2**40, 0, "sha512"))  # fmt: skip
+    with records.session() as session:
+        lost, kept = _image("lost", "uploading"), _image("kept", "uploading")
+        lost.owner = kept.owner = "p"
+        lost.size = kept.size = 100
+        session.add_all([lost, kept])
+    Path(staging.path("kept")).write_bytes(b"x" * 100)
+    assert sorted(service.recover()) == ["kept", "lost"]
+    with records.session() as session:
+        assert session.get(Image, "lost").status == "queued"  # type: ignore[union-attr]
+        assert records.stored_bytes(session, "p", "other") == 100
+        assert records.staged_bytes(session) == 100
+    engine.dispose()

@@ -19,7 +19,7 @@ from saphira.api.image.versions import VersionsFirst
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.db.image import make_image_engine
 from saphira.image.data import DataService, Limits
-from saphira.image.quotas import parse_size
+from saphira.image.quotas import parse_reserve, parse_size
 from saphira.image.records import Records
 from saphira.image.store import FilesystemStore
 from saphira.policy import Enforcer
@@ -45,21 +45,29 @@ def settings_from_conf(conf: cfg.ConfigOpts) -> Settings:
     )
 
 
-def build_backend(conf: cfg.ConfigOpts) -> Backend:
-    """Records, stores, limits and policy from the configuration; the database must be synced."""
+def limits_from_conf(conf: cfg.ConfigOpts) -> Limits:
     group = conf.image_api
-    records = Records(make_image_engine(conf))
-    limits = Limits(
+    return Limits(
         size_cap=group.image_size_cap,
         storage_quota=parse_size(group.user_storage_quota),
         hash_algo=group.hashing_algorithm,
         qemu_img=group.qemu_img,
+        staging_cap=parse_size(
+            conf.os_glance_staging_store.total_size_cap,
+            "[os_glance_staging_store] total_size_cap",
+        ),
+        reserve=parse_reserve(conf.glance_store.filesystem_store_reserve),
     )
+
+
+def build_backend(conf: cfg.ConfigOpts) -> Backend:
+    """Records, stores, limits and policy from the configuration; the database must be synced."""
+    records = Records(make_image_engine(conf))
     store = FilesystemStore(conf.glance_store.filesystem_store_datadir)
     staging = FilesystemStore(conf.os_glance_staging_store.filesystem_store_datadir)
     store.ensure()
     staging.ensure()
-    data = DataService(records, store, staging, limits)
+    data = DataService(records, store, staging, limits_from_conf(conf))
     return Backend(records, data, settings_from_conf(conf), Enforcer(conf))
 
 
@@ -91,4 +99,11 @@ def build_app(
     return RequestIdMiddleware(VersionsFirst(authenticated))
 
 
-__all__ = ["build_app", "build_backend", "build_image_app", "routes", "settings_from_conf"]
+__all__ = [
+    "build_app",
+    "build_backend",
+    "build_image_app",
+    "limits_from_conf",
+    "routes",
+    "settings_from_conf",
+]
