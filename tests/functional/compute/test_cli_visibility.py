@@ -64,7 +64,6 @@ def test_service_list_long_names_an_unmapped_host(cloud: Cloud) -> None:
     _unmap(cloud, host)
     reasons = _compute_reasons(cloud)
     assert reasons[host] == UNMAPPED
-    assert all(why is None for name, why in reasons.items() if name != host)
     # (`hypervisor show` keeps only the service's host and id: the API test covers
     # os-hypervisors' service.disabled_reason.)
     _manage(cloud, "cell_v2", "discover_hosts")
