@@ -12,13 +12,13 @@ from tests.polling import stays_false
 def answers(*seen: bool) -> Callable[[], bool]:
     """A probe that answers ``seen`` in turn, then its last answer for ever."""
     left = iter(seen)
+    last = seen[-1]
 
     def probe() -> bool:
         nonlocal last
         last = next(left, last)
         return last
 
-    last = seen[-1]
     return probe
 
 
