@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from werkzeug.test import Client
 
 import saphira.conf
 from saphira.api.identity import build_app
@@ -18,10 +18,11 @@ from saphira.db.identity import sync
 from saphira.db.identity.models import Base
 from saphira.identity.backend import IdentityBackend
 from saphira.identity.bootstrap import ServiceEndpoints, bootstrap
+from tests.wsgi import Client
 
 pytestmark = pytest.mark.integration
 
-AUTH = {
+AUTH: dict[str, Any] = {
     "auth": {
         "identity": {
             "methods": ["password"],
