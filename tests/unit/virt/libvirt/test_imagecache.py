@@ -108,7 +108,7 @@ def test_one_download_for_two_processes(tmp_path: Path) -> None:
 def test_data_not_matching_its_hash_is_refused_and_removed(
     tmp_path: Path, images: FakeImages, hashes: dict[str, str], why: str
 ) -> None:
-    images.add("img-1", raw_bytes(), "raw", **hashes)
+    images.add("img-1", raw_bytes(), "raw", hashes=hashes)
     cache = _cache(tmp_path, images)
     with pytest.raises(VirtError, match=f"image img-1: .*{why}"):
         cache.fetch("img-1")
