@@ -19,7 +19,8 @@ from saphira.db.api.models import HostMapping
 from saphira.db.cell.models import ComputeNode
 from saphira.db.engine import make_engine
 from saphira.virt.fake.driver import UPTIME
-from tests.functional.cloud import Cloud, clean_env
+from tests.functional.cloud import Cloud
+from tests.functional.process import clean_env
 
 SCHEDULE_EVENT = "conductor_schedule_and_build_instances"
 
