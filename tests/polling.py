@@ -23,3 +23,28 @@ def wait_for(
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: not within {timeout} s")
         time.sleep(interval)
+
+
+def stays_false(
+    what: str,
+    check: Callable[[], Any],
+    control: Callable[[], Any] | None = None,
+    *,
+    timeout: float = 20,
+    probes: int = 3,
+    spacing: float = 1.0,
+) -> None:
+    """``check`` turns falsy within ``timeout`` and stays so for ``probes`` more looks.
+
+    One lost probe proves nothing (a packet can be lost, a guest slow): what is
+    refused must still be refused ``spacing`` seconds later, and again after
+    that. ``control``, when given, must then be truthy: something the same path
+    still carries (another port, another protocol), so that "refused" is the
+    filter's doing and not a dead guest or a broken probe.
+    """
+    wait_for(f"{what} (first refusal)", lambda: not check(), timeout=timeout, interval=0.5)
+    for look in range(1, probes + 1):
+        time.sleep(spacing)
+        assert not check(), f"{what}: refused once, then let through again at look {look}"
+    if control is not None:
+        assert control(), f"{what}: the control probe failed too, so the refusal proves nothing"

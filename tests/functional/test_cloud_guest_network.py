@@ -3,7 +3,8 @@
 Two tiny guests boot on `provider`; each gets by DHCP exactly its port's
 address (its console says so); the host, on the bridge as the gateway, reaches
 a guest's HTTP port only while a security group rule allows it, and pings it
-only while an ICMP rule does. The guests reach each other through the default
+only while an ICMP rule does: a refusal must hold for several probes, while
+the other rule's traffic still passes. The guests reach each other through the default
 group's remote-group rule, and what a guest sends from an address or MAC that
 is not its port's never arrives at the host (the guest's probe CGI sends it,
 a packet socket on the bridge watches). Deleting the servers and the cloud's
@@ -29,7 +30,7 @@ from tests.functional.sniffer import Sniffer
 from tests.functional.test_cloud_libvirt import wait_console
 from tests.functional.test_cloud_network import _clean
 from tests.integration.network.dhcp_host import cmdline
-from tests.polling import wait_for
+from tests.polling import stays_false, wait_for
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 
@@ -87,16 +88,31 @@ def unused_address(cloud: Cloud, neighbour: str) -> str:
     return next(f"{prefix}.{n}" for n in range(250, 100, -1) if f"{prefix}.{n}" not in taken)
 
 
-def a_rule_opens_and_closes_port_80(cloud: Cloud, group: str, ip: str) -> None:
-    """Closed to the host with no rule; a TCP rule opens it; deleting the rule closes it."""
-    eventually("port 80 closed to the host", lambda: http_ok(ip), False)
-    rule = cloud.openstack(
-        "security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
-        "--remote-ip", "0.0.0.0/0", group, "-f", "json",
-    )  # fmt: skip
-    eventually("the rule opening port 80", lambda: http_ok(ip), True)
-    cloud.openstack("security", "group", "rule", "delete", rule["id"])
-    eventually("port 80 closed again", lambda: http_ok(ip), False)
+def add_rule(cloud: Cloud, group: str, *args: str) -> str:
+    rule = cloud.openstack("security", "group", "rule", "create", *args, group, "-f", "json")
+    return str(rule["id"])
+
+
+def rules_open_and_close_a_guest(cloud: Cloud, group: str, ip: str) -> None:
+    """With no rule the host neither reaches port 80 nor pings; each rule opens its own
+    traffic only, and once deleted that traffic stays refused while the other rule still
+    lets the host through (the control: the guest is up and the probes work)."""
+    http, ping = (lambda: http_ok(ip)), (lambda: ping_ok(ip))
+    stays_false("port 80 with no rule", http)  # (both controls: each opens below)
+    stays_false("pings with no rule", ping)
+    icmp = add_rule(cloud, group, "--protocol", "icmp")
+    eventually("the ICMP rule letting pings in", ping, True)
+    stays_false("port 80 with only ICMP allowed", http, control=ping)
+    tcp = add_rule(cloud, group, "--protocol", "tcp", "--dst-port", "80",
+                   "--remote-ip", "0.0.0.0/0")  # fmt: skip
+    eventually("the TCP rule opening port 80", http, True)
+    cloud.openstack("security", "group", "rule", "delete", icmp)
+    stays_false("pings once the ICMP rule is gone", ping, control=http)
+    icmp = add_rule(cloud, group, "--protocol", "icmp")
+    eventually("a second ICMP rule letting pings in", ping, True)
+    cloud.openstack("security", "group", "rule", "delete", tcp)
+    stays_false("port 80 once its rule is gone", http, control=ping)
+    cloud.openstack("security", "group", "rule", "delete", icmp)
 
 
 @pytest.fixture(scope="module")
@@ -141,14 +157,7 @@ def test_group_rules_open_and_close_a_guest(
 ) -> None:
     cloud, ip = setup[0], guests["n2"]
     (group,) = port_of(cloud, "n2")["security_group_ids"]
-    a_rule_opens_and_closes_port_80(cloud, group, ip)
-    eventually("pings dropped", lambda: ping_ok(ip), False)
-    icmp = cloud.openstack(
-        "security", "group", "rule", "create", "--protocol", "icmp", group, "-f", "json"
-    )
-    eventually("the ICMP rule letting pings in", lambda: ping_ok(ip), True)
-    cloud.openstack("security", "group", "rule", "delete", icmp["id"])
-    eventually("pings dropped again", lambda: ping_ok(ip), False)
+    rules_open_and_close_a_guest(cloud, group, ip)
 
 
 def test_guests_reach_each_other_through_their_group(

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.functional.clients import sdk, sdk_password, validate
-from tests.functional.cloud import Cloud, clean_env, start_cloud
+from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.process import clean_env
 
 pytestmark = pytest.mark.functional
 

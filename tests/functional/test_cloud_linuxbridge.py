@@ -3,7 +3,7 @@
 With `[ml2] mechanism_drivers = linuxbridge` the host runs the Linux bridge
 agent (and the DHCP agent plugs into Linux bridges): the provider bridge is
 a kernel bridge, the guest's port binds as `bridge`, its lease matches the
-port, and the host reaches its HTTP port only while a rule allows it.
+port, and the host reaches its HTTP port (and pings it) only while a rule allows it.
 Deleting the server and the network leaves no tap, namespace or dnsmasq.
 """
 
@@ -24,9 +24,9 @@ from saphira.privsep import links, netns, nft
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
 from tests.functional.test_cloud_guest_network import (
-    a_rule_opens_and_closes_port_80,
     eventually,
     port_of,
+    rules_open_and_close_a_guest,
 )
 from tests.functional.test_cloud_libvirt import wait_console
 from tests.integration.network.dhcp_host import cmdline
@@ -82,7 +82,7 @@ def test_the_linux_bridge_agent_wires_and_filters_a_real_guest(
     assert f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
 
     (group,) = port["security_group_ids"]
-    a_rule_opens_and_closes_port_80(cloud, group, ip)
+    rules_open_and_close_a_guest(cloud, group, ip)
 
     network = cloud.openstack("network", "show", "provider", "-f", "json")
     tap = f"tap{port['id']}"[:14]

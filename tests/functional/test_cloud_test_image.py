@@ -6,20 +6,19 @@ one functional test that does not pass ``--no-test-image``.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.environment import IMAGE_BUILD_TOOLS, require_tools
 from tests.functional.cloud import start_cloud
 
-NEEDED = ("apt-get", "dpkg-deb", "mkfs.vfat", "syslinux", "mcopy", "qemu-img")
-MISSING = [tool for tool in NEEDED if shutil.which(tool) is None]
+pytestmark = pytest.mark.functional
 
-pytestmark = [
-    pytest.mark.functional,
-    pytest.mark.skipif(bool(MISSING), reason=f"not installed: {', '.join(MISSING)}"),
-]
+
+@pytest.fixture(autouse=True)
+def _build_tools() -> None:
+    require_tools(*IMAGE_BUILD_TOOLS)
 
 
 def test_first_start_registers_image_and_flavor_and_a_restart_adds_nothing(

@@ -7,7 +7,6 @@ a small qcow2 made by qemu-img stands in for it, so every path is quick.
 from __future__ import annotations
 
 import logging
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,11 +23,14 @@ from saphira.db.image.models import Image
 from saphira.devtools.guest_image import ImageBuildError
 from saphira.service import firstrun, tiny_image
 from saphira.service import up as service_up
+from tests.environment import require_tools
 
-pytestmark = [
-    pytest.mark.functional,
-    pytest.mark.skipif(shutil.which("qemu-img") is None, reason="qemu-img is not installed"),
-]
+pytestmark = pytest.mark.functional
+
+
+@pytest.fixture(autouse=True)
+def _qemu_img() -> None:
+    require_tools("qemu-img")
 
 
 @pytest.fixture

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from saphira.devtools.guest_image import GuestImage, build
-
-NEEDED = ("apt-get", "dpkg-deb", "mkfs.vfat", "syslinux", "mcopy", "qemu-img")
+from tests.environment import IMAGE_BUILD_TOOLS, require_tools
 
 
 @pytest.fixture(scope="session")
@@ -17,7 +14,5 @@ def tiny_image(tmp_path_factory: pytest.TempPathFactory) -> GuestImage:
 
     The test command installs every tool it needs, so a missing one fails.
     """
-    missing = [tool for tool in (*NEEDED, "qemu-system-x86_64") if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(f"not installed: {', '.join(missing)} (tools/dev setup installs them)")
+    require_tools(*IMAGE_BUILD_TOOLS, "qemu-system-x86_64")
     return build(tmp_path_factory.mktemp("tiny-image"))

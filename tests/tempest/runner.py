@@ -18,6 +18,7 @@ from typing import Any
 
 import subunit
 import testtools
+from testtools.testresult.real import TestDict
 
 BIN = Path(sys.executable).parent
 CONCURRENCY = 2
@@ -58,7 +59,7 @@ def parse_subunit(stream: bytes) -> tuple[dict[str, Outcome], dict[str, str], di
     class_errors: dict[str, str] = {}
     class_skips: dict[str, str] = {}
 
-    def record(test: dict[str, Any]) -> None:
+    def record(test: TestDict) -> None:
         test_id, status = str(test["id"]), str(test["status"])
         text = _details_text(test.get("details", {}))
         matched = _CLASS_ERROR.match(test_id)

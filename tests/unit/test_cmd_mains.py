@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -9,14 +10,18 @@ import pytest
 from saphira.cmd import api, compute, conductor, scheduler
 
 
-@pytest.mark.parametrize("module", [api, compute, conductor, scheduler])
+@pytest.mark.parametrize(
+    "main",
+    [api.main, compute.main, conductor.main, scheduler.main],
+    ids=["api", "compute", "conductor", "scheduler"],
+)
 def test_bad_value_is_exit_2_naming_file_section_and_key(
-    module: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    main: Callable[[Sequence[str] | None], int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = tmp_path / "nova.conf"
     bad.write_text("[DEFAULT]\nreport_interval = soon\n", encoding="utf-8")
 
-    code = module.main(["--config-file", str(bad)])  # type: ignore[attr-defined]
+    code = main(["--config-file", str(bad)])
 
     assert code == 2
     err = capsys.readouterr().err

@@ -19,9 +19,13 @@ UNITS = {
 }
 
 
+class _CaseKept(configparser.ConfigParser):
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr  # systemd's keys keep their case
+
+
 def _unit(name: str) -> configparser.ConfigParser:
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys keep their case
+    parser = _CaseKept(interpolation=None)
     parser.read_string((ROOT / "etc" / "systemd" / name).read_text(encoding="utf-8"))
     return parser
 

@@ -14,7 +14,6 @@ from typing import Any
 from oslo_config import cfg
 from sqlalchemy.orm import Session
 from tempest.lib.common.rest_client import RestClient
-from werkzeug.test import Client, TestResponse
 
 from saphira import conf as saphira_conf
 from saphira.api.auth import CONTEXT_KEY
@@ -31,6 +30,7 @@ from saphira.domain import transitions as tr
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import Action
 from saphira.exception import BadRequest
+from tests.wsgi import Client, JsonResponse
 
 IMAGE = "155d900f-4e14-4e4c-a73d-069cbf4541e6"
 
@@ -82,12 +82,12 @@ class WithContext:
 
 
 class _Resp:
-    def __init__(self, response: TestResponse) -> None:
+    def __init__(self, response: JsonResponse) -> None:
         self.status = response.status_code
         self.headers = response.headers
 
 
-def check(schema: dict[str, Any], response: TestResponse) -> Any:
+def check(schema: dict[str, Any], response: JsonResponse) -> Any:
     body = json.loads(response.data) if response.data else None
     RestClient.validate_response(schema, _Resp(response), body)
     return body

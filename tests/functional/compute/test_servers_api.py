@@ -10,6 +10,7 @@ from tempest.lib.api_schema.response.compute.v2_47 import servers as v247
 from tempest.lib.api_schema.response.compute.v2_63 import servers as v263
 
 from tests.functional.compute.servers_harness import IMAGE, Harness, check, make
+from tests.wsgi import Client, JsonResponse
 
 H21 = {"OpenStack-API-Version": "compute 2.1"}
 
@@ -19,7 +20,7 @@ def harness(tmp_path: Path) -> Harness:
     return make(tmp_path)
 
 
-def _create(client, version="2.1", **extra):  # type: ignore[no-untyped-def]
+def _create(client: Client, version: str = "2.1", **extra: object) -> JsonResponse:
     server = {"name": "vm", "imageRef": IMAGE, "flavorRef": "1", **extra}
     if version >= "2.37" and "networks" not in server:
         server["networks"] = "none"
@@ -62,7 +63,7 @@ def test_create_show_list_delete_build_request(harness: Harness) -> None:
     ({"networks": [{"uuid": IMAGE, "fixed_ip": "10.0.0.300"}]}, "networks/0/fixed_ip"),
 ])  # fmt: skip
 def test_create_bad_input_is_400(harness: Harness, body: dict[str, object], word: str) -> None:
-    response = _create(harness.client(), **body)
+    response = _create(harness.client(), "2.1", **body)
     assert response.status_code == 400, response.data
     assert word in response.json["badRequest"]["message"]
 

@@ -14,13 +14,13 @@ import tempest.lib.api_schema.response.compute as schemas_root
 from sqlalchemy.orm import Session
 from tempest.lib.api_schema.response.compute.v2_2 import keypairs as keypairs22
 from tempest.lib.api_schema.response.compute.v2_53 import hypervisors as hyper253
-from werkzeug.test import Client
 
 from saphira.api.compute import microversion
 from saphira.db.api.models import CellMapping
 from saphira.db.cell.models import ComputeNode, Service
 from saphira.db.engine import make_engine
 from tests.functional.compute.servers_harness import IMAGE, Harness, check, make
+from tests.wsgi import Client
 
 _ROOT = Path(schemas_root.__file__).parent
 _SCHEMA_VERSIONS = sorted(

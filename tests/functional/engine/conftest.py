@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 import requests
 from oslo_config import cfg
-from werkzeug.test import Client, TestResponse
 
 import saphira.conf
 from saphira.api.auth import LocalValidator
@@ -49,6 +48,7 @@ from saphira.virt.fake import FakeDriver, FaultInjector
 from tests.functional.identity.conftest import Identity
 from tests.functional.identity.server import serve
 from tests.functional.placement.conftest import start_placement
+from tests.wsgi import Client, JsonResponse
 
 FLAVOR = Flavor("1", "m1.tiny", vcpus=1, memory_mb=512, root_gb=1)
 TINY = {"id": "1", "name": "m1.tiny", "vcpus": 1, "ram": 512, "disk": 1}
@@ -78,7 +78,7 @@ class Api:
         return result.project_id
 
     def call(self, method: str, path: str, body: Any = None, user: str = "demo",
-             version: str | None = None) -> TestResponse:  # fmt: skip
+             version: str | None = None) -> JsonResponse:  # fmt: skip
         headers = {"X-Auth-Token": self.token(user)}
         if version:
             headers["OpenStack-API-Version"] = f"compute {version}"
@@ -91,7 +91,7 @@ class Api:
         return response.get_json(silent=True)
 
     def create(self, name: str = "vm", flavor: str = "1", user: str = "demo",
-               **extra: Any) -> TestResponse:  # fmt: skip
+               **extra: Any) -> JsonResponse:  # fmt: skip
         server = {"name": name, "flavorRef": flavor, "imageRef": self.image_id, **extra}
         return self.call("POST", "/servers", {"server": server}, user=user)
 
@@ -100,7 +100,7 @@ class Api:
         return body
 
     def action(self, server_id: str, body: dict[str, Any], user: str = "demo",
-               version: str | None = None) -> TestResponse:  # fmt: skip
+               version: str | None = None) -> JsonResponse:  # fmt: skip
         return self.call("POST", f"/servers/{server_id}/action", body, user=user, version=version)
 
     def wait(self, server_id: str, status: str, timeout: float = 20,

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import requests
-from werkzeug.test import TestResponse
 
 from saphira.api.auth import LocalValidator
 from saphira.api.compute.app import ComputeApp
@@ -31,6 +30,7 @@ from saphira.objects.network import OVS_AGENT
 from tests.functional.compute.servers_harness import check as _check
 from tests.functional.engine.conftest import Plane
 from tests.functional.identity.server import serve
+from tests.wsgi import JsonResponse
 
 BRIDGE = "br-sxtest"
 
@@ -110,13 +110,13 @@ def serve_network(plane: Plane) -> Iterator[Neutron]:
 
 
 # -- what the compute API's network tests share ---------------------------------
-def check(schema: dict[str, Any], response: TestResponse) -> Any:
+def check(schema: dict[str, Any], response: JsonResponse) -> Any:
     """tempest's validator, after the status it expects (it lets errors through)."""
     assert response.status_code in schema["status_code"], response.get_data(True)
     return _check(schema, response)
 
 
-def refused(response: TestResponse, status: int, message: str) -> None:
+def refused(response: JsonResponse, status: int, message: str) -> None:
     """A fault in Nova's shape, with exactly this message."""
     assert response.status_code == status, response.get_data(True)
     (fault,) = response.get_json().values()

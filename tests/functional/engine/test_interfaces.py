@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import interfaces as interfaces21
 from tempest.lib.api_schema.response.compute.v2_70 import interfaces as interfaces270
-from werkzeug.test import TestResponse
 
 from saphira.objects import Instance
 from saphira.virt.fake import FakeDriver
@@ -29,6 +28,7 @@ from tests.functional.engine.networks import (
     server_on,
 )
 from tests.polling import wait_for
+from tests.wsgi import JsonResponse
 
 AMBIGUOUS = "Multiple possible networks found, use a Network ID to be more specific."
 
@@ -43,7 +43,7 @@ def neutron(plane: Plane) -> Iterator[Neutron]:
         yield service
 
 
-def attach(plane: Plane, server_id: str, version: str | None = None, **asked: Any) -> TestResponse:
+def attach(plane: Plane, server_id: str, version: str | None = None, **asked: Any) -> JsonResponse:
     body = {"interfaceAttachment": asked}
     return plane.api.call("POST", f"/servers/{server_id}/os-interface", body, version=version)
 

@@ -11,7 +11,6 @@ import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import security_groups as sg21
 from tempest.lib.api_schema.response.compute.v2_1 import servers as servers21
 from tempest.lib.api_schema.response.compute.v2_1 import tenant_networks as tn21
-from werkzeug.test import TestResponse
 
 from tests.functional.engine.conftest import Plane
 from tests.functional.engine.networks import (
@@ -22,6 +21,7 @@ from tests.functional.engine.networks import (
     serve_network,
     server_on,
 )
+from tests.wsgi import JsonResponse
 
 GONE = "This resource is no longer available. No forwarding address is given."
 NETWORK_FIELDS = {"id", "cidr", "netmask", "gateway", "broadcast", "dns1", "dns2", "cidr_v6",
@@ -34,7 +34,7 @@ def neutron(plane: Plane) -> Iterator[Neutron]:
         yield service
 
 
-def api(plane: Plane, method: str, path: str, body: Any = None, **kw: Any) -> TestResponse:
+def api(plane: Plane, method: str, path: str, body: Any = None, **kw: Any) -> JsonResponse:
     return plane.api.call(method, path, body, **kw)
 
 
@@ -45,7 +45,7 @@ def group(plane: Plane, name: str, description: str = "d") -> dict[str, Any]:
     return made
 
 
-def rule(plane: Plane, version: str | None = None, **fields: Any) -> TestResponse:
+def rule(plane: Plane, version: str | None = None, **fields: Any) -> JsonResponse:
     body = {"security_group_rule": fields}
     return api(plane, "POST", "/os-security-group-rules", body, version=version)
 
@@ -138,7 +138,7 @@ def test_security_group_rules(plane: Plane, neutron: Neutron) -> None:
     shown = api(plane, "GET", f"/os-security-groups/{web['id']}").get_json()["security_group"]
     both = {made["id"], from_group["security_group_rule"]["id"]}
     assert {r["id"] for r in shown["rules"]} == both
-    bad = [
+    bad: list[tuple[dict[str, object], str]] = [
         ({"ip_protocol": "gre", "from_port": 1, "to_port": 2}, "Invalid IP protocol gre."),
         ({"ip_protocol": "tcp", "from_port": 90, "to_port": 80},
          "Invalid port range 90:80. Former value cannot be greater than the later"),
@@ -149,7 +149,7 @@ def test_security_group_rules(plane: Plane, neutron: Neutron) -> None:
          "10.0.0.1 is not a valid IP network."),
     ]  # fmt: skip
     for fields, message in bad:
-        refused(rule(plane, parent_group_id=web["id"], **fields), 400, message)
+        refused(rule(plane, None, parent_group_id=web["id"], **fields), 400, message)
     refused(rule(plane, parent_group_id="nope"), 400,
             "Invalid input for field/attribute parent_group_id. Value: nope. 'nope' is not "
             "a 'uuid'")  # fmt: skip

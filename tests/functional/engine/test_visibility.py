@@ -16,7 +16,6 @@ from tempest.lib.api_schema.response.compute.v2_53 import hypervisors as hyper25
 from tempest.lib.api_schema.response.compute.v2_53 import services as services253
 from tempest.lib.api_schema.response.compute.v2_84 import servers as servers284
 from tempest.lib.api_schema.response.compute.v2_100 import servers as servers2100
-from werkzeug.test import TestResponse
 
 from saphira.api.compute.hosts import UNMAPPED
 from saphira.compute.service import ComputeService
@@ -25,6 +24,7 @@ from saphira.virt.fake import FakeDriver
 from saphira.virt.fake.driver import UPTIME
 from tests.functional.compute.servers_harness import check as _check
 from tests.functional.engine.conftest import Plane
+from tests.wsgi import JsonResponse
 
 # Every schema tempest has for GET /os-services, at the versions that pick it.
 SERVICE_SCHEMAS = (
@@ -54,13 +54,13 @@ def _services(plane: Plane, version: str) -> dict[str, dict[str, Any]]:
     return {service["host"]: service for service in listed}
 
 
-def check(schema: dict[str, Any], response: TestResponse) -> Any:
+def check(schema: dict[str, Any], response: JsonResponse) -> Any:
     """tempest's validator, which lets error statuses through unchecked."""
     assert response.status_code == 200, response.get_data(True)
     return _check(schema, response)
 
 
-def _json(response: TestResponse) -> Any:
+def _json(response: JsonResponse) -> Any:
     assert response.status_code == 200, response.get_data(True)
     return response.get_json()
 
@@ -121,7 +121,8 @@ def test_the_failed_schedule_event_carries_the_per_host_reasons(plane: Plane) ->
         before = _json(plane.api.call("GET", path, user=user, version="2.83"))
         check(servers251.show_instance_action, plane.api.call("GET", path, user=user,
                                                                version="2.51"))  # fmt: skip
-        assert all("details" not in e for e in before["instanceAction"]["events"])
+        listed = before["instanceAction"]["events"]
+        assert listed and all("details" not in e for e in listed), listed
 
 
 def test_hypervisor_uptime_comes_from_its_host(plane: Plane) -> None:

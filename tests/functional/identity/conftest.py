@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from oslo_config import cfg
-from werkzeug.test import Client, TestResponse
 
 import saphira.conf
 from saphira.api.identity import build_app
@@ -21,6 +20,7 @@ from saphira.identity.bootstrap import (
     bootstrap,
     ensure_project_user,
 )
+from tests.wsgi import Client, JsonResponse
 
 ADMIN_PASSWORD = "admin-secret"
 DEMO_PASSWORD = "demo-secret"
@@ -70,10 +70,10 @@ class Identity:
     def demo_token(self) -> str:
         return self.token("demo", DEMO_PASSWORD, "demo")
 
-    def get(self, path: str, token: str, **kw: Any) -> TestResponse:
+    def get(self, path: str, token: str, **kw: Any) -> JsonResponse:
         return self.call("GET", path, token, **kw)
 
-    def call(self, method: str, path: str, token: str, **kw: Any) -> TestResponse:
+    def call(self, method: str, path: str, token: str, **kw: Any) -> JsonResponse:
         headers = {"X-Auth-Token": token, **kw.pop("headers", {})}
         return self.client.open(path, method=method, headers=headers, **kw)
 

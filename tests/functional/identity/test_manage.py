@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
-from werkzeug.test import Client
 
 import saphira.conf
 from saphira.api.identity import build_app
 from saphira.manage.main import main
 from tests.functional.identity.conftest import password_auth
+from tests.wsgi import Client
 
 
 def _run(config: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from werkzeug.test import Client, TestResponse
 
 from saphira.api.auth import LocalValidator
 from saphira.api.network import build_app, build_backend
@@ -16,6 +15,7 @@ from saphira.api.network.app import Backend
 from saphira.db.network import sync
 from saphira.identity.bootstrap import ensure_project_user
 from tests.functional.identity.conftest import Identity, start_identity
+from tests.wsgi import Client, JsonResponse
 
 ALT_PASSWORD = "alt-secret"
 
@@ -28,7 +28,7 @@ class Neutron:
     tokens: dict[str, str]
     projects: dict[str, str]
 
-    def call(self, method: str, path: str, user: str = "admin", **kw: Any) -> TestResponse:
+    def call(self, method: str, path: str, user: str = "admin", **kw: Any) -> JsonResponse:
         headers = {"X-Auth-Token": self.tokens[user], **kw.pop("headers", {})}
         return self.client.open(path, method=method, headers=headers, **kw)
 

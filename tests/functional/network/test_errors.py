@@ -12,7 +12,7 @@ def test_generic_refusals(neutron: Neutron) -> None:
     assert neutron.fault("GET", "/v2.0/routers", 404) == "HTTPNotFound"
     assert neutron.fault("PATCH", "/v2.0/networks", 405) == "HTTPMethodNotAllowed"
     garbled = {"data": b"{nope", "headers": {"Content-Type": "application/json"}}
-    assert neutron.fault("POST", "/v2.0/networks", 400, **garbled) == "HTTPBadRequest"
+    assert neutron.fault("POST", "/v2.0/networks", 400, "admin", **garbled) == "HTTPBadRequest"
     assert neutron.fault("POST", "/v2.0/networks", 400, json={"net": {}}) == "HTTPBadRequest"
     assert neutron.fault("POST", "/v2.0/networks", 400, json={"networks": []}) == "HTTPBadRequest"
     assert neutron.fault("POST", "/v2.0/ports", 400, json={"port": {}}) == "HTTPBadRequest"

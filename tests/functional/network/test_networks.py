@@ -56,12 +56,12 @@ def test_provider_attributes_are_admin_only_and_unique(neutron: Neutron) -> None
     flat = {"provider:network_type": "flat", "provider:physical_network": "physnet1"}
     body = {"network": {"name": "x", **flat}}
     assert neutron.fault("POST", "/v2.0/networks", 403, "demo", json=body) == "PolicyNotAuthorized"
-    made = neutron.network(**flat)
+    made = neutron.network("admin", **flat)
     assert made["provider:segmentation_id"] is None
     assert neutron.fault("POST", "/v2.0/networks", 409, json=body) == "FlatNetworkInUse"
     vlan = {"provider:network_type": "vlan", "provider:physical_network": "physnet1",
             "provider:segmentation_id": 42}  # fmt: skip
-    assert neutron.network(**vlan)["provider:segmentation_id"] == 42
+    assert neutron.network("admin", **vlan)["provider:segmentation_id"] == 42
     again = {"network": {"name": "y", **vlan}}
     assert neutron.fault("POST", "/v2.0/networks", 409, json=again) == "VlanIdInUse"
     for bad in (
@@ -80,7 +80,7 @@ def test_provider_attributes_are_admin_only_and_unique(neutron: Neutron) -> None
 def test_visibility_shared_and_private(neutron: Neutron) -> None:
     private = neutron.network("demo", name="private")
     shared = neutron.network(name="shared", shared=True)
-    external = neutron.network(name="ext", **{"router:external": True})
+    external = neutron.network("admin", name="ext", **{"router:external": True})
     seen = {n["id"] for n in neutron.ok("GET", "/v2.0/networks", user="alt")["networks"]}
     assert seen == {shared["id"], external["id"]}
     assert neutron.fault("GET", f"/v2.0/networks/{private['id']}", 404, "alt") == "NetworkNotFound"

@@ -119,7 +119,7 @@ def test_security_groups_and_port_security(neutron: Neutron) -> None:
     )
     guarded = neutron.port(network["id"], "demo")
     path = f"/v2.0/ports/{guarded['id']}"
-    off = {"port": {"port_security_enabled": False}}
+    off: dict[str, dict[str, object]] = {"port": {"port_security_enabled": False}}
     assert neutron.fault("PUT", path, 409, "demo", json=off) == "PortSecurityPortHasSecurityGroup"
     off["port"]["security_groups"] = []
     assert neutron.ok("PUT", path, user="demo", json=off)["port"]["port_security_enabled"] is False

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from werkzeug.test import Client, TestResponse
 
 from saphira.api.auth import LocalValidator
 from saphira.api.placement import build_app
 from saphira.db.placement import Database, make_placement_engine, sync
 from tests.functional.identity.conftest import Identity, start_identity
+from tests.wsgi import Client, JsonResponse
 
 LATEST = "placement 1.36"
 
@@ -33,7 +33,7 @@ class Placement:
         version: str | None = LATEST,
         token: str | None = None,
         **kw: Any,
-    ) -> TestResponse:
+    ) -> JsonResponse:
         headers = {"X-Auth-Token": token or self.token, **kw.pop("headers", {})}
         if version:
             headers["OpenStack-API-Version"] = version

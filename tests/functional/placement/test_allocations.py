@@ -20,7 +20,7 @@ def _claim(rp: str, gen: int | None, **resources: int) -> dict[str, Any]:
 
 
 def _host(placement: Placement, name: str, vcpu: int = 4, ratio: float = 1.0) -> str:
-    rp = placement.provider(name)["uuid"]
+    rp = str(placement.provider(name)["uuid"])
     placement.inventory(
         rp,
         VCPU={"total": vcpu, "allocation_ratio": ratio},

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
+
+from tests.environment import server_url
 
 BACKENDS = {"postgresql": "SAPHIRA_TEST_POSTGRESQL", "mariadb": "SAPHIRA_TEST_MARIADB"}
 
@@ -29,9 +30,7 @@ def _quote(engine: sa.Engine, name: str) -> str:
 @pytest.fixture(params=sorted(BACKENDS))
 def server(request: pytest.FixtureRequest) -> str:
     """The base URL (no database) of one real server, or a clean skip."""
-    base = os.environ.get(BACKENDS[request.param])
-    if not base:
-        pytest.skip(f"{BACKENDS[request.param]} is not set")
+    base = server_url(BACKENDS[request.param])
     return base
 
 

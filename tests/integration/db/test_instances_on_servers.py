@@ -4,6 +4,7 @@ filters, and threads racing one compare-and-swap."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 import sqlalchemy as sa
@@ -36,7 +37,7 @@ def test_schema_matches_models(engine: sa.Engine) -> None:
 
 def test_round_trip_and_regex_filter(engine: sa.Engine) -> None:
     with Session(engine) as session, session.begin():
-        made = make("web-1", metadata={"k": "v"}, tags=["t"], user_data="x" * 70000)
+        made = replace(make("web-1"), metadata={"k": "v"}, tags=["t"], user_data="x" * 70000)
         instances.create(session, made)
         instances.create(session, make("db-1"))
     with Session(engine) as session:

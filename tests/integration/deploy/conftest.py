@@ -3,7 +3,6 @@ in turn), a RabbitMQ virtual host of the test's own, and a Deployment."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
@@ -12,6 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.environment import server_url
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.up.test_up_on_servers import databases
 
@@ -20,7 +20,7 @@ CTL = "rabbitmqctl"
 
 
 def _ctl(*args: str) -> None:
-    subprocess.run([CTL, "-q", *args], check=True, capture_output=True, timeout=60)
+    subprocess.run([CTL, "-q", *args], check=True, capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture
@@ -30,16 +30,14 @@ def rabbit_vhost() -> Iterator[str]:
     Queues are named after topics (``conductor``, ``scheduler``), whatever the
     exchange, so only a virtual host keeps concurrent deployments apart.
     """
-    base = os.environ.get("SAPHIRA_TEST_RABBIT")
-    if not base:
-        pytest.skip("SAPHIRA_TEST_RABBIT is not set (tools/run-tests starts RabbitMQ)")
-    parsed = urlsplit(base)
+    parsed = urlsplit(server_url("SAPHIRA_TEST_RABBIT"))
     vhost = f"saphira_{uuid.uuid4().hex[:10]}"
     try:
         _ctl("add_vhost", vhost)
         _ctl("set_permissions", "-p", vhost, str(parsed.username), ".*", ".*", ".*")
     except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"cannot create a RabbitMQ virtual host with {CTL}: {error}")
+        detail = getattr(error, "stderr", None) or error
+        pytest.fail(f"cannot create a RabbitMQ virtual host with {CTL}: {detail}")
     try:
         yield urlunsplit(parsed._replace(path=f"/{vhost}"))
     finally:

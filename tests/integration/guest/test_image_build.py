@@ -59,8 +59,10 @@ def test_rebuild_is_reused_and_a_forced_rebuild_is_bit_identical(
     assert fresh.manifest["inputs"] == tiny_image.manifest["inputs"]
     sums = tiny_image.manifest["sha256"]
     assert isinstance(sums, dict)
+    fresh_sums = fresh.manifest["sha256"]
+    assert isinstance(fresh_sums, dict)
     for part in (fresh.initramfs, fresh.vmlinux, fresh.bzimage, fresh.qcow2):
-        assert sums[part.name] == fresh.manifest["sha256"][part.name]  # type: ignore[index]
+        assert sums[part.name] == fresh_sums[part.name]
 
 
 def test_without_apt_lists_the_cached_debs_decide(

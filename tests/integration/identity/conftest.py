@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
@@ -10,14 +9,14 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from tests.environment import server_url
+
 BACKENDS = {"postgresql": "SAPHIRA_TEST_POSTGRESQL", "mariadb": "SAPHIRA_TEST_MARIADB"}
 
 
 @pytest.fixture(params=sorted(BACKENDS))
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    base = os.environ.get(BACKENDS[request.param])
-    if not base:
-        pytest.skip(f"{BACKENDS[request.param]} is not set")
+    base = server_url(BACKENDS[request.param])
     url = make_url(base)
     admin_url = url.set(database="postgres") if url.get_backend_name() == "postgresql" else url
     admin = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT")

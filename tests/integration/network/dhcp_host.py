@@ -10,13 +10,10 @@ import contextlib
 import dataclasses
 import json
 import secrets
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from saphira.network.dhcp import config
 from saphira.network.dhcp.files import NetworkFiles
@@ -41,12 +38,6 @@ def sh(*argv: str, namespace: str | None = None, check: bool = True) -> str:
 
 def unique(prefix: str) -> str:
     return f"{prefix}{secrets.token_hex(4)}"
-
-
-def require(*tools: str) -> None:
-    missing = [tool for tool in tools if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(f"not installed: {', '.join(missing)} (tools/dev setup installs them)")
 
 
 def state_dir() -> contextlib.AbstractContextManager[Path]:

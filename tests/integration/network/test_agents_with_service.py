@@ -102,10 +102,15 @@ def test_agents_wire_serve_and_report(neutron: Neutron, tmp_path: Path) -> None:
         dhcp.stop()
         dhcp.dhcp.sync([])  # a failed test may have left a network served
         rpc_server.stop_all([server])
-    dead = wait_for(
-        "agents dead", lambda: all(not a["alive"] for a in agents(neutron).values()) and True
-    )
-    assert dead
+    dead = wait_for("both agents listed dead", lambda: both_dead(agents(neutron)))
+    assert set(dead) == {"Open vSwitch agent", "DHCP agent"}
+
+
+def both_dead(listed: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]] | None:
+    """The two agents, once both are listed and neither is alive (an empty list is not 'dead')."""
+    if len(listed) == 2 and not any(a["alive"] for a in listed.values()):
+        return listed
+    return None
 
 
 def test_changes_wake_the_agents_at_once(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from saphira.network.dhcp.agent import DhcpAgent, Wire
 from saphira.network.dhcp.files import NetworkFiles
 from saphira.objects.network import DhcpNetwork, DhcpSubnet, FixedIP
+from tests.environment import require_tools
 
 from .dhcp_host import (
     MTU,
@@ -21,7 +22,6 @@ from .dhcp_host import (
     lease,
     linux_bridge,
     make_network,
-    require,
     sh,
     solicit_v6,
     state_dir,
@@ -47,7 +47,7 @@ class Served:
 
 @pytest.fixture
 def served() -> Iterator[Served]:
-    require("dnsmasq", "busybox", "ip")
+    require_tools("dnsmasq", "busybox", "ip")
     with state_dir() as root, linux_bridge() as bridge:
         served = Served(root, bridge, make_network(host("10.77.0.10")))
         try:

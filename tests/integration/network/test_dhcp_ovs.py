@@ -14,6 +14,7 @@ import pytest
 from saphira.network.dhcp import config
 from saphira.network.dhcp.agent import DhcpAgent, Wire
 from saphira.network.ovs_daemons import ensure_running
+from tests.environment import require_tools
 
 from .dhcp_host import (
     assert_nothing_left,
@@ -22,7 +23,6 @@ from .dhcp_host import (
     lease,
     make_network,
     ovs_bridge,
-    require,
     sh,
     state_dir,
 )
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def bridge() -> Iterator[str]:
-    require("dnsmasq", "busybox", "ip", "ethtool", "ovs-vsctl")
+    require_tools("dnsmasq", "busybox", "ip", "ethtool", "ovs-vsctl")
     ensure_running()
     with ovs_bridge() as name:
         yield name

@@ -11,6 +11,7 @@ import pytest
 from oslo_config import cfg
 
 from saphira.conf import make_conf
+from tests.environment import server_url
 from tests.integration.rpc.broker import PrivateBroker, available
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -18,16 +19,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 @pytest.fixture
 def rabbit_url() -> str:
-    url = os.environ.get("SAPHIRA_TEST_RABBIT")
-    if not url:
-        pytest.skip("SAPHIRA_TEST_RABBIT is not set (tools/run-tests starts RabbitMQ)")
-    return url
+    return server_url("SAPHIRA_TEST_RABBIT")
 
 
 @pytest.fixture(scope="module")
 def private_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
     if not available():
-        pytest.skip("rabbitmq-server is not installed")
+        pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
     broker = PrivateBroker(tmp_path_factory.mktemp("rabbit"))
     broker.start()
     yield broker

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from saphira.conf.opts import list_opts
+from tests.environment import server_url
 from tests.functional.clients import sdk, validate
 from tests.functional.cloud import start_cloud
 
@@ -33,9 +33,7 @@ def _admin_engine(base: str) -> sa.Engine:
 @pytest.fixture(params=sorted(BACKENDS))
 def databases(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     """URLs of a fresh database per group (and the cell's _cell0); dropped afterwards."""
-    base = os.environ.get(BACKENDS[request.param])
-    if not base:
-        pytest.skip(f"{BACKENDS[request.param]} is not set")
+    base = server_url(BACKENDS[request.param])
     engine = _admin_engine(base)
     quote = engine.dialect.identifier_preparer.quote_identifier
     prefix = f"saphira_{uuid.uuid4().hex[:10]}"

@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
 from saphira.compute.service import ComputeService
+from saphira.context import RequestContext
+from saphira.objects.service import Service
+from saphira.placement.client import PlacementClient
+from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
 from saphira.virt.fake import FakeDriver
 
 
-class _Conductor:
-    def __init__(self) -> None:
+class _Conductor(ConductorAPI):
+    """The conductor's RPC API, recording beats instead of sending them."""
+
+    def __init__(self, transport: Any) -> None:
+        super().__init__(transport)
         self.beats: list[tuple[str, str]] = []
 
-    def service_heartbeat(self, _ctxt: Any, host: str, binary: str, topic: str) -> None:
+    def service_heartbeat(
+        self, ctxt: RequestContext, host: str, binary: str, topic: str | None = None
+    ) -> Service:
         self.beats.append((host, binary))
+        return Service(str(uuid.uuid4()), host, binary, topic)
 
 
 class _Moody(FakeDriver):
@@ -33,9 +44,10 @@ def test_heartbeats_pause_while_the_hypervisor_is_unreachable() -> None:
     conf: cfg.ConfigOpts = saphira_conf.load([])
     driver = _Moody("h1", "h1")
     transport = get_rpc_transport(conf, "inproc://heartbeat-test")
-    service = ComputeService(conf, "h1", [driver], transport, placement=None)  # type: ignore[arg-type]
-    conductor = _Conductor()
-    service.conductor = conductor  # type: ignore[assignment]
+    unused = PlacementClient("http://127.0.0.1:9/placement", lambda: "no-token")  # never called
+    service = ComputeService(conf, "h1", [driver], transport, placement=unused)
+    conductor = _Conductor(transport)
+    service.conductor = conductor
 
     service.heartbeat()
     driver.alive = False

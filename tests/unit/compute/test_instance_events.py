@@ -19,10 +19,9 @@ def test_waits_until_every_port_is_plugged() -> None:
 
     thread = threading.Thread(target=later)
     thread.start()
-    started = time.monotonic()
     outcome = waiter.wait(10)
     thread.join()
-    assert outcome.ok and time.monotonic() - started < 5
+    assert outcome.ok  # ended by the event: a timeout would have left p2 missing
 
 
 def test_a_timeout_names_the_missing_ports_and_a_failure_ends_the_wait() -> None:

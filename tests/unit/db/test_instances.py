@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db.cell import instances
-from saphira.db.cell.instances import InstanceFilters, MarkerNotFound
+from saphira.db.cell.instances import InstanceFilters as F
+from saphira.db.cell.instances import MarkerNotFound
 from saphira.db.engine import make_engine
 from saphira.domain import transitions as tr
 from saphira.domain.states import PowerState, TaskState, VmState
@@ -35,7 +37,7 @@ def session(engine: sa.Engine) -> Iterator[Session]:
 
 
 def test_create_and_get_round_trip(session: Session) -> None:
-    made = make(metadata={"k": "v"}, tags=["b", "a"], user_data="I2Nsb3VkLWNvbmZpZw==")
+    made = replace(make(), metadata={"k": "v"}, tags=["b", "a"], user_data="I2Nsb3VkLWNvbmZpZw==")
     stored = instances.create(session, made)
     assert stored.id is not None and stored.created_at is not None
     assert (stored.metadata, stored.tags, stored.flavor) == ({"k": "v"}, ["a", "b"], made.flavor)
@@ -90,33 +92,37 @@ def test_update_changes_plain_columns_only(session: Session) -> None:
 
 def test_filters(session: Session) -> None:
     web1 = active(session, make("web-1"))
-    web2 = instances.create(session, make("web-2", flavor=SMALL, image_ref="img", host="h2"))
-    other = instances.create(session, make("db", project="p2", host="h2"))
+    web2 = instances.create(
+        session, replace(make("web-2"), flavor=SMALL, image_ref="img", host="h2")
+    )
+    other = instances.create(session, replace(make("db", "p2"), host="h2"))
     instances.apply(session, web1.uuid, tr.begin(Action.REBOOT_HARD, VmState.ACTIVE, None))
 
-    def names(**kwargs: object) -> list[str]:
-        found = instances.list_instances(session, InstanceFilters(**kwargs))  # type: ignore[arg-type]
+    def names(filters: F = F()) -> list[str]:  # noqa: B008 (frozen: one default is safe)
+        found = instances.list_instances(session, filters)
         return sorted(i.display_name for i in found)
 
     assert names() == ["db", "web-1", "web-2"]
-    assert names(project_id="p1") == ["web-1", "web-2"]
-    assert names(name="^web") == ["web-1", "web-2"] and names(name="b-2$") == ["web-2"]
-    assert names(flavorid="2") == ["web-2"] and names(image_ref="img") == ["web-2"]
-    assert names(host="h2") == ["db", "web-2"]
+    assert names(F(project_id="p1")) == ["web-1", "web-2"]
+    assert names(F(name="^web")) == ["web-1", "web-2"] and names(F(name="b-2$")) == ["web-2"]
+    assert names(F(flavorid="2")) == ["web-2"] and names(F(image_ref="img")) == ["web-2"]
+    assert names(F(host="h2")) == ["db", "web-2"]
     reboot = filter_from_status(["HARD_REBOOT"])
-    assert names(vm_states=reboot.vm_states, task_states=reboot.task_states) == ["web-1"]
-    assert names(vm_states=filter_from_status(["BUILD"]).vm_states) == ["db", "web-2"]
+    assert names(F(vm_states=reboot.vm_states, task_states=reboot.task_states)) == ["web-1"]
+    assert names(F(vm_states=filter_from_status(["BUILD"]).vm_states)) == ["db", "web-2"]
     future = dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(hours=1)
-    assert names(changes_since=future) == []
+    assert names(F(changes_since=future)) == []
     instances.soft_delete(session, other.uuid)
     assert names() == ["web-1", "web-2"]
-    assert names(deleted=None, changes_since=dt.datetime(2000, 1, 1)) == ["db", "web-1", "web-2"]
-    assert names(uuids=[web2.uuid]) == ["web-2"]
+    assert names(F(deleted=None, changes_since=dt.datetime(2000, 1, 1))) == ["db", "web-1", "web-2"]
+    assert names(F(uuids=[web2.uuid])) == ["web-2"]
 
 
 def test_paging_by_created_at_then_id(session: Session) -> None:
     same_time = dt.datetime(2024, 1, 1, 12, 0, 0)
-    made = [instances.create(session, make(f"vm{i}", created_at=same_time)) for i in range(5)]
+    made = [
+        instances.create(session, replace(make(f"vm{i}"), created_at=same_time)) for i in range(5)
+    ]
     pages: list[list[str]] = []
     marker = None
     while True:

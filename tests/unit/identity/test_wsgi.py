@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from werkzeug.routing import Rule
-from werkzeug.test import Client
 from werkzeug.wrappers import Response
 
 from saphira import exception
@@ -22,6 +21,7 @@ from saphira.api.wsgi import (
     set_identity,
     validate,
 )
+from tests.wsgi import Client
 
 LOG = logging.getLogger("saphira.test.wsgi")
 

@@ -35,8 +35,11 @@ def test_saving_images_are_reset(tmp_path: Path) -> None:
     Path(store.datadir, ".saving.part-1").write_bytes(b"half")
     assert service.recover() == ["saving"]
     with records.session() as session:
-        assert session.get(Image, "saving").status == "queued"  # type: ignore[union-attr]
-        assert session.get(Image, "active").status == "active"  # type: ignore[union-attr]
+        statuses = {name: session.get(Image, name) for name in ("saving", "active")}
+        assert {n: i.status if i else None for n, i in statuses.items()} == {
+            "saving": "queued",
+            "active": "active",
+        }
     assert sorted(p.name for p in Path(store.datadir).iterdir()) == ["active"]
     engine.dispose()
 

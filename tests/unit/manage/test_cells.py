@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import prettytable
 import pytest
 
 from saphira.db.api.cells import CELL0_UUID
@@ -45,7 +46,6 @@ def test_list_cells_prints_the_guide_table_with_passwords_masked(run: Run) -> No
 
 
 def test_list_cells_matches_prettytable_as_nova_manage_prints_it(run: Run) -> None:
-    prettytable = pytest.importorskip("prettytable")
     uuid = _guide_cells(run)
     table = prettytable.PrettyTable(
         ["Name", "UUID", "Transport URL", "Database Connection", "Disabled"]

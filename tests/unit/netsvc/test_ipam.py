@@ -9,7 +9,7 @@ import pytest
 
 from saphira.db.engine import make_engine
 from saphira.db.network import Database, sync
-from saphira.netsvc import access, ipam, networks, ports, subnets
+from saphira.netsvc import access, addresses, ipam, networks, ports, subnets
 from tests.functional.network.races import Racer
 
 
@@ -30,7 +30,7 @@ def test_a_stale_free_list_costs_a_retry_not_a_duplicate(
         subnets.create(session, racer.caller(), racer.settings, attrs)
         first = ports.create(session, racer.caller(), racer.settings, {"network_id": network.id})
         taken = first.fixed_ips[0].ip_address
-    real_free = ipam.free
+    real_free = addresses.free  # what ipam calls as ``free``
     stale = iter([[taken]])  # what a transaction that read before the other's commit would see
     monkeypatch.setattr(ipam, "free", lambda *a: next(stale, None) or real_free(*a))
     with racer.db.writer() as session:

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from saphira import conf as saphira_conf
+from saphira.context import RequestContext
 from saphira.network.l2.agent import L2AgentService
 from saphira.objects.network import PortDetails, Segment
+from saphira.rpc.rpcapi.network import NetworkPluginAPI
 from saphira.rpc.transport import get_rpc_transport
 
 
@@ -17,15 +19,18 @@ class _Report:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-class _Plugin:
-    def __init__(self) -> None:
+class _Plugin(NetworkPluginAPI):
+    """The plugin's RPC API answering from memory."""
+
+    def __init__(self, transport: Any) -> None:
+        super().__init__(transport)
         self.ports: list[PortDetails] = []
         self.statuses: list[tuple[list[str], list[str]]] = []
 
-    def get_ports(self, _ctxt: Any, host: str) -> list[PortDetails]:
+    def get_ports(self, ctxt: RequestContext, host: str) -> list[PortDetails]:
         return list(self.ports)
 
-    def ports_status(self, _ctxt: Any, host: str, up: list[str], down: list[str]) -> None:
+    def ports_status(self, ctxt: RequestContext, host: str, up: list[str], down: list[str]) -> None:
         self.statuses.append((up, down))
 
 
@@ -45,10 +50,10 @@ def _port(port_id: str) -> PortDetails:
 
 def test_ports_are_reported_when_their_state_changes_only() -> None:
     conf = saphira_conf.load([])
-    reconciler, plugin = _Reconciler(), _Plugin()
     transport = get_rpc_transport(conf, "inproc://l2")
+    reconciler, plugin = _Reconciler(), _Plugin(transport)
     agent = L2AgentService(conf, "h1", transport, reconciler, datapath_type="netdev")
-    agent.plugin = plugin  # type: ignore[assignment]
+    agent.plugin = plugin
 
     plugin.ports = [_port("a"), _port("b")]
     reconciler.absent = {"b"}  # its tap is not plugged yet

@@ -76,7 +76,9 @@ class FakeOvs:
         for line in lines:
             verb, _, rest = line.partition(" ")
             if verb == "delete":
-                cookie = int(re.match(r"cookie=(0x[0-9a-f]+)/-1", rest).group(1), 16)  # type: ignore[union-attr]
+                matched = re.match(r"cookie=(0x[0-9a-f]+)/-1", rest)
+                assert matched is not None, rest
+                cookie = int(matched.group(1), 16)
                 self.flows[bridge] = [f for f in self.flows[bridge] if cookie_of(f) != cookie]
             else:
                 self.flows[bridge].append(rest)

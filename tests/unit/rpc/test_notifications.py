@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import queue
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from oslo_config import cfg
@@ -13,15 +13,23 @@ from saphira.rpc.notifier import get_notifier, start_notification_listener
 from tests.rpc_ping import Pair
 
 
+class Seen(NamedTuple):
+    priority: str
+    ctxt: Any
+    publisher: str
+    event_type: str
+    payload: Any
+
+
 class Collector:
     def __init__(self) -> None:
-        self.seen: queue.Queue[tuple[str, Any, ...]] = queue.Queue()
+        self.seen: queue.Queue[Seen] = queue.Queue()
 
     def info(self, ctxt: Any, publisher_id: str, event_type: str, payload: Any, meta: Any) -> None:
-        self.seen.put(("info", ctxt, publisher_id, event_type, payload))
+        self.seen.put(Seen("info", ctxt, publisher_id, event_type, payload))
 
     def error(self, ctxt: Any, publisher_id: str, event_type: str, payload: Any, meta: Any) -> None:
-        self.seen.put(("error", ctxt, publisher_id, event_type, payload))
+        self.seen.put(Seen("error", ctxt, publisher_id, event_type, payload))
 
 
 def test_listener_receives_what_the_notifier_sends(conf: cfg.ConfigOpts) -> None:

@@ -6,8 +6,8 @@ import grp
 import importlib.util
 import os
 import stat
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -34,13 +34,12 @@ class Machine:
     start_fails: dict[str, Completed] = field(default_factory=dict)
     now: float = 0.0
 
-    def host(self, **changes: object) -> Host:
-        host = Host(
+    def host(self, euid: Callable[[], int] = lambda: 0) -> Host:
+        return Host(
             sbin=self.root / "sbin", run_dir=self.root / "run", proc=self.root / "proc",
             unit_dirs=(self.root / "units",), kvm=self.root / "kvm", execute=self.execute,
-            connect=self.connect, euid=lambda: 0, sleep=self.sleep, clock=lambda: self.now,
+            connect=self.connect, euid=euid, sleep=self.sleep, clock=lambda: self.now,
         )  # fmt: skip
-        return replace(host, **changes)
 
     def install(self, *names: str) -> None:
         sbin = self.root / "sbin"

@@ -30,7 +30,7 @@ class FakeImages:
         self._lock = threading.Lock()
 
     def add(self, image_id: str, data: bytes, disk_format: str, size: int | None = None,
-            **hashes: str) -> None:  # fmt: skip
+            hashes: dict[str, str] | None = None) -> None:  # fmt: skip
         """``size`` and ``hashes`` (hash_algo, hash_value, checksum) override the true ones."""
         true = {
             "hash_algo": "sha512",
@@ -38,7 +38,7 @@ class FakeImages:
             "checksum": hashlib.md5(data).hexdigest(),
         }
         self.images[image_id] = (data, disk_format, len(data) if size is None else size,
-                                 {**true, **hashes})  # fmt: skip
+                                 {**true, **(hashes or {})})  # fmt: skip
 
     def open(self, image_id: str) -> ImageStream:
         with self._lock:

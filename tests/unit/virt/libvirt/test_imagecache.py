@@ -56,7 +56,7 @@ def test_cached_base_is_reused_without_a_request_and_touched(
     assert again == first
     assert (again.disk_format, again.virtual_size) == ("qcow2", 16 * 1024 * 1024)
     assert images.opened == ["img-1"]
-    assert time.time() - again.path.stat().st_mtime < 60
+    assert again.path.stat().st_mtime > 1000  # touched: the cache's age check sees it used
 
 
 def test_one_download_for_eight_concurrent_builds(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_one_download_for_two_processes(tmp_path: Path) -> None:
 def test_data_not_matching_its_hash_is_refused_and_removed(
     tmp_path: Path, images: FakeImages, hashes: dict[str, str], why: str
 ) -> None:
-    images.add("img-1", raw_bytes(), "raw", **hashes)
+    images.add("img-1", raw_bytes(), "raw", hashes=hashes)
     cache = _cache(tmp_path, images)
     with pytest.raises(VirtError, match=f"image img-1: .*{why}"):
         cache.fetch("img-1")
