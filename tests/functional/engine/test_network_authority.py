@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from werkzeug.test import TestResponse
 
 from saphira.common.network_client import NetworkClient, NetworkRefused
 from saphira.identity.tokens import TokenPayload, utcnow
 from tests.functional.engine.conftest import Plane
 from tests.functional.engine.networks import Neutron, project, refused, serve_network, server_on
+from tests.wsgi import JsonResponse
 
 
 @dataclass
@@ -58,11 +58,11 @@ def nets(plane: Plane, neutron: Neutron) -> Nets:
 
 
 def _create(plane: Plane, *networks: dict[str, Any], user: str = "demo",
-            **server: Any) -> TestResponse:  # fmt: skip
+            **server: Any) -> JsonResponse:  # fmt: skip
     return plane.api.create(user=user, networks=list(networks), **server)
 
 
-def _active(plane: Plane, response: TestResponse, user: str = "demo") -> dict[str, Any]:
+def _active(plane: Plane, response: JsonResponse, user: str = "demo") -> dict[str, Any]:
     assert response.status_code == 202, response.get_data(True)
     return plane.api.wait(response.get_json()["server"]["id"], "ACTIVE", user=user)
 
@@ -170,10 +170,10 @@ def test_the_same_holds_on_attach(plane: Plane, neutron: Neutron, nets: Nets) ->
     server_id = server_on(plane, nets.own)
     path = f"/servers/{server_id}/os-interface"
 
-    def attach(**asked: Any) -> TestResponse:
+    def attach(**asked: Any) -> JsonResponse:
         return plane.api.call("POST", path, {"interfaceAttachment": asked})
 
-    def on(network: dict[str, Any], ip: str) -> TestResponse:
+    def on(network: dict[str, Any], ip: str) -> JsonResponse:
         return attach(net_id=network["id"], fixed_ips=[{"ip_address": ip}])
 
     assert on(nets.shared, "10.40.0.1").status_code == 400
