@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from saphira.api.compute import hosts, server_schemas
+from saphira.api.compute import hosts, server_groups, server_schemas
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import canonical_ip
 from saphira.api.compute.network_proxy import is_uuid
@@ -128,7 +128,7 @@ def _group(call: Call, hints: dict[str, Any]) -> InstanceGroup | None:
     group_id = hints.get("group")
     if group_id is None:
         return None
-    group = call.session.scalars(sa.select(InstanceGroup).filter_by(uuid=group_id)).first()
+    group = server_groups.visible(call, str(group_id))
     if group is None:
         raise BadRequest(f"Invalid server group: Instance group {group_id} could not be found.")
     return group
