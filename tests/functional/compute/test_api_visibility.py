@@ -99,6 +99,10 @@ def test_a_private_flavor_of_another_project_does_not_exist_for_a_member(
     assert refused.json["badRequest"]["message"] == f"Flavor {flavor} could not be found."
     assert _call(app, "other", "GET", f"/flavors/{flavor}").status_code == 404
     assert _create(app, "owner", flavor=flavor).status_code == 202
+    grant = {"addTenantAccess": {"tenant": "p2"}}
+    for named in (flavor, "no-such-flavor"):  # the same answer: existence does not leak
+        denied = _call(app, "other", "POST", f"/flavors/{named}/action", grant)
+        assert denied.status_code == 403, (named, denied.data)
 
 
 def test_a_policy_yaml_narrowing_context_is_admin_narrows_what_an_admin_sees(
