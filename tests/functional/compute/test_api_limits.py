@@ -132,3 +132,22 @@ def test_a_pattern_re2_cannot_run_is_a_400(harness: Harness, pattern: str) -> No
     response = harness.client().get("/v2.1/servers", query_string={"name": pattern})
     assert response.status_code == 400, response.data
     assert response.json["badRequest"]["message"].startswith(f"Invalid name filter: {pattern} (")
+
+
+def test_a_server_groups_member_quota_bounds_max_count_too(harness: Harness) -> None:
+    admin = harness.client(admin=True)
+    members = {"quota_set": {"server_group_members": 3}}
+    assert admin.put("/v2.1/os-quota-sets/p1", json=members).status_code == 200
+    client = harness.client()
+    made = client.post("/v2.1/os-server-groups",
+                       json={"server_group": {"name": "g", "policies": ["affinity"]}})  # fmt: skip
+    group = made.json["server_group"]["id"]
+    hints = {"os:scheduler_hints": {"group": group}}
+    server = {"name": "vm", "imageRef": IMAGE, "flavorRef": "1", "max_count": 2147483647}
+    assert client.post("/v2.1/servers", json={"server": server, **hints}).status_code == 202
+    assert len(harness.recorder.builds[0]) == 3
+    shown = client.get(f"/v2.1/os-server-groups/{group}").json["server_group"]
+    assert len(shown["members"]) == 3
+    full = client.post("/v2.1/servers", json={"server": {**server, "max_count": 1}, **hints})
+    assert full.status_code == 403, full.data
+    assert "server_group_members" in full.json["forbidden"]["message"]
