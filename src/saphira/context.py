@@ -29,9 +29,15 @@ class RequestContext:
     roles: tuple[str, ...] = ()
     auth_token: str | None = None
     global_request_id: str | None = None
+    # The context_is_admin policy rule's verdict, taken where the token was validated
+    # (Nova's context.is_admin); None for contexts made in code: the admin role decides.
+    admin_by_policy: bool | None = None
 
     @property
     def is_admin(self) -> bool:
+        """May see every project's resources (Nova's, Neutron's and Glance's is_admin)."""
+        if self.admin_by_policy is not None:
+            return self.admin_by_policy
         return "admin" in self.roles
 
     def policy_credentials(self) -> dict[str, Any]:

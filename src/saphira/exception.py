@@ -169,6 +169,13 @@ class NoValidHost(SaphiraError):
 
     msg_fmt = "No valid host was found. %(reason)s"
 
+    @property
+    def public_message(self) -> str:
+        """What a project's members read (Nova's words): ``summary``, the reason
+        without any host's name, instead of the per-host ``reason`` admins see."""
+        summary = self.kwargs.get("summary") or "There are not enough hosts available."
+        return f"No valid host was found. {summary}"
+
 
 class ImageNotFound(NotFound):
     """The image service has no image by that id for the caller (Nova's name)."""

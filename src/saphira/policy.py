@@ -36,7 +36,15 @@ OWN_PROJECT_DOMAIN = "project_domain_id:%(target.domain.id)s"
 SELF = "user_id:%(target.user.id)s"
 TOKEN_SUBJECT = "user_id:%(target.token.user_id)s"
 
+IS_ADMIN = "context_is_admin"
 _BASE: list[policy.RuleDefault] = [
+    policy.RuleDefault(
+        IS_ADMIN,
+        ADMIN,
+        description="Who sees every project's resources (Nova's, Neutron's and Glance's "
+        "context_is_admin; one policy file serves every API here). Decided once per "
+        "request where the token is validated: RequestContext.is_admin.",
+    ),
     policy.RuleDefault("admin_required", ADMIN, description="Holds the admin role."),
     policy.RuleDefault("service_role", "role:service", description="A service user."),
 ]
@@ -149,6 +157,18 @@ class Enforcer:
         self._enforcer = _RequestReloadEnforcer(conf)
         self._enforcer.register_defaults(list_rules())
         self._enforcer.load_rules()  # now, not racing in the first concurrent requests
+
+    def is_admin(self, context: RequestContext) -> bool:
+        """The context_is_admin rule for this caller, as Nova's check_is_admin asks it
+        (the caller's own credentials as the target)."""
+        credentials = context.policy_credentials()
+        self._enforcer.load_rules()
+        state = self._enforcer.checked_for
+        state.skip = True  # as enforce() does: the files were just looked at
+        try:
+            return bool(self._enforcer.enforce(IS_ADMIN, dict(credentials), credentials))
+        finally:
+            state.skip = False
 
     def enforce(self, context: RequestContext, rule: str, target: Mapping[str, Any]) -> None:
         """Raise Forbidden unless ``context`` may apply ``rule`` to ``target``."""

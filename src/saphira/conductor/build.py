@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from saphira import exception
+from saphira.conductor import faults
 from saphira.conductor.databases import CellRef, Databases
 from saphira.context import RequestContext
 from saphira.db.api import build_requests
@@ -119,7 +120,11 @@ class BuildTasks:
         )  # fmt: skip
 
     def _insert(
-        self, ctxt: RequestContext, instance: Instance, cell: CellRef, event_error: str | None
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        cell: CellRef,
+        event_error: faults.FaultText | None,
     ) -> bool:
         """Create the row, map it, drop the build request; False if the user deleted
         the server meanwhile (the row is then removed again)."""
@@ -130,13 +135,15 @@ class BuildTasks:
                 project_id=instance.project_id, user_id=instance.user_id,
             )  # fmt: skip
             actions.event_start(session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT, None)
+            error = event_error or faults.FaultText("", "")
             actions.event_finish(
                 session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT,
-                "Success" if event_error is None else "Error", details=event_error,
+                "Success" if event_error is None else "Error",
+                details=error.message or None, traceback=error.details or None,
             )  # fmt: skip
             if event_error is not None:
                 actions.fault_create(
-                    session, InstanceFault(instance.uuid, 500, event_error, event_error)
+                    session, InstanceFault(instance.uuid, 500, error.message, error.details)
                 )
         with self.dbs.api() as api:
             api.execute(
@@ -152,10 +159,9 @@ class BuildTasks:
         return kept
 
     def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:
-        reason = getattr(error, "message", None) or str(error)
         cell0 = next(c for c in self.dbs.cells(with_cell0=True) if c.is_cell0)
         failed = dataclasses.replace(instance, vm_state=VmState.ERROR, task_state=None)
-        self._insert(ctxt, failed, cell0, event_error=reason)
+        self._insert(ctxt, failed, cell0, event_error=faults.of(error))
 
     def build_instances(
         self,
@@ -208,11 +214,7 @@ class BuildTasks:
     def _give_up(
         self, ctxt: RequestContext, instance_uuid: str, tried: list[dict[str, str]]
     ) -> None:
-        hosts = "; ".join(f"{t['host']} ({t.get('reason', 'unknown')})" for t in tried)
-        message = (
-            f"Build of instance {instance_uuid} failed on every host tried "
-            f"({len(tried)} of at most {self.max_attempts}): {hosts}"
-        )
+        text = faults.build_given_up(instance_uuid, tried, self.max_attempts)
         steps = TABLE[Action.BUILD].steps
         try:
             with self.dbs.instance_cell(instance_uuid) as session:
@@ -220,13 +222,14 @@ class BuildTasks:
                     session, instance_uuid, VmState.BUILDING, steps, method="create",
                     vm_state=VmState.ERROR, task_state=None,
                 )  # fmt: skip
-                actions.fault_create(session, InstanceFault(instance_uuid, 500, message, message))
+                fault = InstanceFault(instance_uuid, 500, text.message, text.details)
+                actions.fault_create(session, fault)
                 actions.event_start(
                     session, instance_uuid, ctxt.request_id, "conductor_build_instances", None
                 )
                 actions.event_finish(
                     session, instance_uuid, ctxt.request_id, "conductor_build_instances",
-                    "Error", details=message,
+                    "Error", details=text.message, traceback=text.details,
                 )  # fmt: skip
         except exception.SaphiraError as error:
             LOG.info("build of %s not failed: %s", instance_uuid, error)

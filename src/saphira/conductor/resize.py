@@ -9,6 +9,7 @@ import uuid as uuidlib
 from typing import Any
 
 from saphira import exception
+from saphira.conductor import faults
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import column_updates
 from saphira.context import RequestContext
@@ -90,6 +91,7 @@ class ResizeTasks:
             instances.apply(
                 session, instance.uuid, transitions.fail(Action.RESIZE, current.vm_state)
             )
+            text = faults.of(error)
             actions.fault_create(
-                session, InstanceFault(instance.uuid, error.code, error.message, error.message)
+                session, InstanceFault(instance.uuid, error.code, text.message, text.details)
             )

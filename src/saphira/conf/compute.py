@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
+from saphira.conf.keystone_authtoken import api_group
+
 default_opts: list[cfg.Opt] = [
     cfg.HostAddressOpt(
         "osapi_compute_listen",
@@ -54,5 +56,17 @@ quota_opts: list[cfg.Opt] = [
 ]
 
 
+api_opts: list[cfg.Opt] = [
+    cfg.IntOpt(
+        "multi_create_max_count",
+        default=100,
+        min=1,
+        help="The most servers one POST /servers may create. A larger max_count is "
+        "lowered to it (as to the quota's headroom: as many as fit); a min_count "
+        "above it is refused with 400.",
+    ),
+]
+
+
 def list_opts() -> list[tuple[cfg.OptGroup | None, list[cfg.Opt]]]:
-    return [(None, default_opts), (quota_group, quota_opts)]
+    return [(None, default_opts), (quota_group, quota_opts), (api_group, api_opts)]

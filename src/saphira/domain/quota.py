@@ -61,23 +61,40 @@ def max_servers(
     min/max semantics); QuotaExceeded naming the tight resources if not even
     ``min_count`` fit.
     """
-    per_server = server_deltas(vcpus, memory_mb)
+    return most_that_fit(limits, usage, server_deltas(vcpus, memory_mb), min_count, max_count)
+
+
+def most_that_fit(
+    limits: Mapping[str, int],
+    usage: Mapping[str, int],
+    each: Mapping[str, int],
+    min_count: int,
+    max_count: int,
+) -> int:
+    """How many units of ``each`` (up to ``max_count``) fit the headroom, computed
+    once by division, so a huge ``max_count`` costs nothing; QuotaExceeded in
+    Nova's words (TooManyInstances) if fewer than ``min_count`` fit.
+    """
     fit = max_count
-    for resource, each in per_server.items():
+    for resource, per in each.items():
         room = headroom(limits.get(resource, UNLIMITED), usage.get(resource, 0))
-        if room is not None and each > 0:
-            fit = min(fit, room // each)
-    if fit < min_count:
-        wanted = server_deltas(vcpus, memory_mb, min_count)
-        raise _exceeded(overs(limits, usage, wanted), limits, usage, wanted)
-    return fit
+        if room is not None and per > 0:
+            fit = min(fit, room // per)
+    if fit >= min_count:
+        return fit
+    wanted = {resource: per * min_count for resource, per in each.items()}
+    over = overs(limits, usage, wanted)  # what stops even min_count
+    requested: dict[str, int | str] = dict(wanted)
+    if "instances" in requested and min_count != max_count:
+        requested["instances"] = f"{min_count}-{max_count}"  # Nova's "1-20000"
+    raise _exceeded(over, limits, usage, requested)
 
 
 def _exceeded(
     over: list[str],
     limits: Mapping[str, int],
     usage: Mapping[str, int],
-    deltas: Mapping[str, int],
+    deltas: Mapping[str, int | str],
 ) -> QuotaExceeded:
     return QuotaExceeded(
         overs=", ".join(over),

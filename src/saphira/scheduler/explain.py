@@ -7,6 +7,7 @@ only on this failure path, so a successful decision pays nothing for it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
@@ -53,12 +54,44 @@ def placement_refusal(placement: InventoryReader, host: HostState, wanted: dict[
 
 
 def no_valid_host(reasons: Mapping[str, str], total: int) -> exception.NoValidHost:
+    """Every host and why (``reason``, for admins) and the same without hosts
+    (``summary``, for everyone: ``NoValidHost.public_message``)."""
     if not total:
         return exception.NoValidHost(
-            reason="There are no compute nodes in any cell (is a compute agent running?)."
+            reason="There are no compute nodes in any cell (is a compute agent running?).",
+            summary="There are no compute nodes in any cell.",
         )
     parts = [f"{host}: {why}" for host, why in sorted(reasons.items())]
-    return exception.NoValidHost(reason=f"{total} compute node(s), none fits: " + " | ".join(parts))
+    return exception.NoValidHost(
+        reason=f"{total} compute node(s), none fits: " + " | ".join(parts),
+        summary=summary(reasons.values()),
+    )
+
+
+_SHORT_OF = re.compile(r"placement: ([A-Z][A-Z0-9_]*) ")
+
+
+def summary(whys: Iterable[str]) -> str:
+    """Which resource classes were short and which filters refused, and nothing
+    else: no host's name, state, zone or capacity (what a member may read)."""
+    short: set[str] = set()
+    refused: set[str] = set()
+    placement = False
+    for why in whys:
+        head, colon, _ = why.partition(": ")
+        if head == "placement":
+            placement = True
+            short.update(_SHORT_OF.findall(why))
+        elif colon and head.endswith("Filter"):
+            refused.add(head)
+    parts = []
+    if short or placement:
+        parts.append(f"not enough {', '.join(sorted(short)) or 'resources'}")
+    if refused:
+        parts.append(f"refused by {', '.join(sorted(refused))}")
+    if not parts:
+        return "There are not enough hosts available."
+    return f"There are not enough hosts available: {'; '.join(parts)}."
 
 
 def explain_excluded(

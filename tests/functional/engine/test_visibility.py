@@ -34,6 +34,7 @@ SERVICE_SCHEMAS = (
 
 
 SCHEDULE_EVENT = "conductor_schedule_and_build_instances"
+MEMBERS_READ = "No valid host was found. There are not enough hosts available: not enough DISK_GB."
 
 
 def _unmapped_host(plane: Plane, host: str) -> None:
@@ -93,8 +94,8 @@ def test_an_unmapped_host_is_named_in_services_hypervisors_and_the_fault(plane: 
     assert response.status_code == 202, response.get_data(True)
     server_id = str(response.get_json()["server"]["id"])
     failed = plane.api.wait(server_id, "ERROR", user="admin")
-    message = failed["fault"]["message"]
-    assert "lonely: not mapped to a cell" in message and "mapped: placement: DISK_GB" in message
+    details = failed["fault"]["details"]
+    assert "lonely: not mapped to a cell" in details and "mapped: placement: DISK_GB" in details
 
     cells.discover_hosts(plane.conf)
     assert _services(plane, "2.53")["lonely"]["disabled_reason"] is None
@@ -106,7 +107,9 @@ def test_the_failed_schedule_event_carries_the_per_host_reasons(plane: Plane) ->
     assert response.status_code == 202, response.get_data(True)
     server_id = str(response.get_json()["server"]["id"])
     fault = plane.api.wait(server_id, "ERROR")["fault"]
-    assert "host-a: placement: DISK_GB" in fault["message"], fault
+    assert fault["message"] == MEMBERS_READ, fault
+    admins_read = plane.api.wait(server_id, "ERROR", user="admin")["fault"]
+    assert "host-a: placement: DISK_GB" in admins_read["details"], admins_read
     request_id = next(a["request_id"] for a in plane.api.actions(server_id)
                       if a["action"] == "create")  # fmt: skip
     path = f"/servers/{server_id}/os-instance-actions/{request_id}"
@@ -118,6 +121,8 @@ def test_the_failed_schedule_event_carries_the_per_host_reasons(plane: Plane) ->
             assert event["result"] == "Error"
             assert event["details"] == fault["message"]
             assert ("traceback" in event) == (user == "admin")
+            if user == "admin":
+                assert "host-a: placement: DISK_GB" in event["traceback"], event
         before = _json(plane.api.call("GET", path, user=user, version="2.83"))
         check(servers251.show_instance_action, plane.api.call("GET", path, user=user,
                                                                version="2.51"))  # fmt: skip
@@ -146,3 +151,18 @@ def test_hypervisor_uptime_comes_from_its_host(plane: Plane) -> None:
     assert shown["hypervisor"]["uptime"] is None
     denied = plane.api.call("GET", f"/os-hypervisors/{ids['host-a']}/uptime", version="2.53")
     assert denied.status_code == 403
+
+
+def test_a_members_no_valid_host_fault_names_no_host_an_admins_does(plane: Plane) -> None:
+    plane.add_host("secret-host-1", resources=(8, 16384, 1))  # m1.small wants 2 GB of disk
+    plane.add_host("secret-host-2", resources=(8, 16384, 1))
+    response = plane.api.create("nowhere", flavor="2")
+    assert response.status_code == 202, response.get_data(True)
+    server_id = str(response.get_json()["server"]["id"])
+    member = plane.api.wait(server_id, "ERROR")["fault"]
+    assert "secret-host" not in str(member) and "details" not in member, member
+    assert member["message"] == MEMBERS_READ
+    admin = plane.api.wait(server_id, "ERROR", user="admin")["fault"]
+    assert admin["message"] == MEMBERS_READ
+    for host in ("secret-host-1", "secret-host-2"):
+        assert f"{host}: placement: DISK_GB" in admin["details"], admin

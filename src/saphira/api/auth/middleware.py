@@ -14,7 +14,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -98,9 +98,11 @@ class AuthTokenMiddleware:
         *,
         www_authenticate_uri: str,
         cache_time: int = 300,
+        is_admin: Callable[[RequestContext], bool] | None = None,
     ) -> None:
         self.app = app
         self.validator = validator
+        self.is_admin = is_admin
         self.www_authenticate_uri = www_authenticate_uri
         self.cache = _Cache(cache_time)
 
@@ -143,6 +145,8 @@ class AuthTokenMiddleware:
             global_request_id=environ.get(ENV_GLOBAL_REQUEST_ID),
             auth_token=token,
         )
+        if self.is_admin is not None:  # per request: a changed policy.yaml applies at once
+            context = replace(context, admin_by_policy=self.is_admin(context))
         environ[CONTEXT_KEY] = context
         set_identity(context.user_id, context.project_id)
         return self.app(environ, start_response)
@@ -165,9 +169,15 @@ def _well_formed(token: str) -> bool:
 
 
 def from_conf(
-    app: WSGIApplication, conf: cfg.ConfigOpts, validator: TokenValidator | None = None
+    app: WSGIApplication,
+    conf: cfg.ConfigOpts,
+    validator: TokenValidator | None = None,
+    is_admin: Callable[[RequestContext], bool] | None = None,
 ) -> AuthTokenMiddleware:
-    """Wrap ``app`` as [keystone_authtoken] says; remote validation unless told otherwise."""
+    """Wrap ``app`` as [keystone_authtoken] says; remote validation unless told otherwise.
+
+    ``is_admin`` (the API's ``Enforcer.is_admin``) decides each caller's
+    ``RequestContext.is_admin`` by the context_is_admin rule."""
     from saphira.api.auth.validators import RemoteValidator
 
     group = conf.keystone_authtoken
@@ -177,4 +187,5 @@ def from_conf(
         validator or RemoteValidator.from_conf(conf),
         www_authenticate_uri=uri,
         cache_time=group.token_cache_time,
+        is_admin=is_admin,
     )

@@ -92,8 +92,10 @@ def build_app(
     conf: cfg.ConfigOpts, validator: auth.TokenValidator | None = None
 ) -> WSGIApplication:
     """The compute WSGI app; the API database must be synced."""
-    app = build_compute_app(ComputeState.from_conf(conf))
-    authenticated = PublicOrAuthenticated(app, auth.from_conf(app, conf, validator))
+    state = ComputeState.from_conf(conf)
+    app = build_compute_app(state)
+    checked = auth.from_conf(app, conf, validator, is_admin=state.enforcer.is_admin)
+    authenticated = PublicOrAuthenticated(app, checked)
     return RequestIdMiddleware(authenticated, also=("X-Compute-Request-Id",))
 
 

@@ -96,7 +96,6 @@ def access_index(call: Call, flavor_id: str) -> Response:
 
 
 def _add(call: Call, flavor: Flavor, project: str) -> Response:
-    call.enforce("os_compute_api:os-flavor-access:add_tenant_access")
     if flavor.is_public:
         raise Conflict("Can not add access to a public flavor.")
     if any(p.project_id == project for p in flavor.projects):
@@ -108,7 +107,6 @@ def _add(call: Call, flavor: Flavor, project: str) -> Response:
 
 
 def _remove(call: Call, flavor: Flavor, project: str) -> Response:
-    call.enforce("os_compute_api:os-flavor-access:remove_tenant_access")
     for entry in flavor.projects:
         if entry.project_id == project:
             flavor.projects.remove(entry)
@@ -120,12 +118,16 @@ def _remove(call: Call, flavor: Flavor, project: str) -> Response:
 
 def action(call: Call, flavor_id: str) -> Response:
     data = json_body(call.request)
+    # The rule before the look-up (Nova's order): a member learns nothing of a
+    # private flavor's existence from a 403 against a 404.
     if isinstance(data, dict) and "addTenantAccess" in data:
         validate(data, schemas.ADD_TENANT)
+        call.enforce("os_compute_api:os-flavor-access:add_tenant_access")
         flavor = store.get(call.session, flavor_id)
         return _add(call, flavor, data["addTenantAccess"]["tenant"])
     if isinstance(data, dict) and "removeTenantAccess" in data:
         validate(data, schemas.REMOVE_TENANT)
+        call.enforce("os_compute_api:os-flavor-access:remove_tenant_access")
         flavor = store.get(call.session, flavor_id)
         return _remove(call, flavor, data["removeTenantAccess"]["tenant"])
     raise BadRequest("There is no such action in the request body.")

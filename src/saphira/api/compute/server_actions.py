@@ -27,7 +27,7 @@ from saphira.db.api.quota import Scope
 from saphira.db.cell import instances
 from saphira.domain import transitions
 from saphira.domain.table import Action
-from saphira.exception import BadRequest, Conflict, NotFound
+from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
 from saphira.objects import RequestSpec
 
 # body key -> (policy rule, table action, compute method)
@@ -152,7 +152,12 @@ def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
     run(call, found, Action.RESIZE)
     spec = RequestSpec(server_id, found.instance.project_id, found.instance.user_id, flavor,
                        image_ref=found.instance.image_ref)  # fmt: skip
-    call.state.servers.migrate_server(call.context, found.instance, flavor, spec)
+    try:
+        call.state.servers.migrate_server(call.context, found.instance, flavor, spec)
+    except NoValidHost as error:
+        if call.context.is_admin:
+            raise
+        raise NoValidHost(error.public_message) from None  # no other hosts' names
     return Response(status=202)
 
 

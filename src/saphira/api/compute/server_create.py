@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
-from saphira.api.compute import hosts, network_checks, server_schemas
+from saphira.api.compute import hosts, network_checks, server_groups, server_schemas
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import canonical_ip
 from saphira.api.compute.network_proxy import is_uuid
@@ -29,7 +29,8 @@ from saphira.db.api import build_requests
 from saphira.db.api import flavors as flavor_store
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping, KeyPair
 from saphira.db.api.models import RequestSpec as SpecRow
-from saphira.db.api.quota import OverQuota, Scope
+from saphira.db.api.quota import Scope
+from saphira.domain.quota import server_deltas
 from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
 
@@ -127,7 +128,7 @@ def _group(call: Call, hints: dict[str, Any]) -> InstanceGroup | None:
     group_id = hints.get("group")
     if group_id is None:
         return None
-    group = call.session.scalars(sa.select(InstanceGroup).filter_by(uuid=group_id)).first()
+    group = server_groups.visible(call, str(group_id))
     if group is None:
         raise BadRequest(f"Invalid server group: Instance group {group_id} could not be found.")
     return group
@@ -173,14 +174,24 @@ def _boot_image(server: dict[str, Any]) -> str:
     return image_ref
 
 
-def plan(call: Call) -> Plan:
-    data = call.body(server_schemas.server_create(call.at_least))
-    server = data["server"]
-    hints = data.get("os:scheduler_hints") or data.get("OS-SCH-HNT:scheduler_hints") or {}
+def _counts(call: Call, server: dict[str, Any]) -> tuple[int, int]:
+    """min_count and max_count, max_count lowered to [api] multi_create_max_count."""
     min_count = int(server.get("min_count", 1))
     max_count = int(server.get("max_count", min_count))
     if min_count > max_count:
         raise BadRequest("min_count must be <= max_count")
+    cap = int(call.state.conf.api.multi_create_max_count)
+    if min_count > cap:
+        raise BadRequest(f"min_count {min_count} is more than the {cap} servers one request "
+                         "may create.")  # fmt: skip
+    return min_count, min(max_count, cap)
+
+
+def plan(call: Call) -> Plan:
+    data = call.body(server_schemas.server_create(call.at_least))
+    server = data["server"]
+    hints = data.get("os:scheduler_hints") or data.get("OS-SCH-HNT:scheduler_hints") or {}
+    min_count, max_count = _counts(call, server)
     if ("host" in server or "hypervisor_hostname" in server) or (
         ":" in server.get("availability_zone", "")
     ):
@@ -275,30 +286,25 @@ def _insert(session: Session, plan: Plan, instance: Instance, spec: RequestSpec)
 
 
 def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
-    """The most servers (max_count down to min_count) that fit the quota, recorded."""
+    """As many servers (max_count down to min_count) as the quota's headroom allows,
+    computed once under the project's quota lock, and recorded in the same transaction."""
     context = call.context
     scope = Scope(context.project_id or "", context.user_id,
                   plan.group.uuid if plan.group else None)  # fmt: skip
-    error: OverQuota | None = None
+    each = server_deltas(plan.flavor.vcpus, plan.flavor.memory_mb)
+    if plan.group is not None:
+        each["server_group_members"] = 1
     # Hand the request's (read-only so far) connection back first: the reservation
     # takes its own, and requests each holding one while waiting for a second
     # exhaust the pool. close() keeps what was loaded readable (commit would expire it).
     if plan.group is not None:
         _ = plan.group.policies
     call.session.close()
-    for count in range(plan.max_count, plan.min_count - 1, -1):
-        deltas = {"instances": count, "cores": count * plan.flavor.vcpus,
-                  "ram": count * plan.flavor.memory_mb}  # fmt: skip
-        if plan.group is not None:
-            deltas["server_group_members"] = count
-        try:
-            with call.state.quota.reserve(call.state.api_engine, scope, deltas) as session:
-                made = _instances(call, plan, count)
-                specs = [_spec(plan, instance, count) for instance in made]
-                for instance, spec in zip(made, specs, strict=True):
-                    _insert(session, plan, instance, spec)
-            return made, specs
-        except OverQuota as over:
-            error = error or over
-    assert error is not None
-    raise error
+    quota = call.state.quota
+    with quota.reserve_up_to(call.state.api_engine, scope, each, plan.min_count,
+                             plan.max_count) as (session, count):  # fmt: skip
+        made = _instances(call, plan, count)
+        specs = [_spec(plan, instance, count) for instance in made]
+        for instance, spec in zip(made, specs, strict=True):
+            _insert(session, plan, instance, spec)
+    return made, specs

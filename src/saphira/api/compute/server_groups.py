@@ -38,8 +38,17 @@ def view(call: Call, group: InstanceGroup) -> dict[str, Any]:
     return body
 
 
+def visible(call: Call, group_id: str) -> InstanceGroup | None:
+    """The group if the caller may see it: its own project's, or any for an admin
+    (Nova's query: another project's group does not exist for a member)."""
+    stmt = sa.select(InstanceGroup).filter_by(uuid=group_id)
+    if not call.context.is_admin:
+        stmt = stmt.filter_by(project_id=call.context.project_id)
+    return call.session.scalars(stmt).first()
+
+
 def _get(call: Call, group_id: str) -> InstanceGroup:
-    group = call.session.scalars(sa.select(InstanceGroup).filter_by(uuid=group_id)).first()
+    group = visible(call, group_id)
     if group is None:
         raise NotFound(f"Instance group {group_id} could not be found.")
     return group

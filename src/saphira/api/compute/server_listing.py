@@ -8,13 +8,12 @@ still in the API DB sorts and pages exactly like one in a cell.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable
 from typing import Any
 
 from werkzeug.wrappers import Response
 
-from saphira.api.compute import server_lookup, server_query
+from saphira.api.compute import regex_filter, server_lookup, server_query
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import paging, parse_bool, parse_time
@@ -52,11 +51,8 @@ def _equals(attr: str, value: str) -> Check:
 def _checks(call: Call, args: Any) -> list[Check]:
     checks: list[Check] = []
     if "name" in args:
-        try:
-            pattern = re.compile(args["name"])
-        except re.error:
-            raise BadRequest(f"Invalid name filter: {args['name']}") from None
-        checks.append(lambda i: pattern.search(i.display_name) is not None)
+        named = regex_filter.search("name", args["name"])
+        checks.append(lambda i: named(i.display_name))
     if "status" in args:
         wanted = filter_from_status(args.getlist("status"))
         checks.append(lambda i: i.vm_state in wanted.vm_states and (

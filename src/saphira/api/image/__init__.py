@@ -95,7 +95,8 @@ def build_app(
     """The image WSGI app; interrupted uploads of a previous run are reset first."""
     backend = backend or build_backend(conf)
     backend.data.recover()
-    authenticated = from_conf(build_image_app(backend), conf, validator)
+    app = build_image_app(backend)
+    authenticated = from_conf(app, conf, validator, is_admin=backend.enforcer.is_admin)
     return RequestIdMiddleware(VersionsFirst(authenticated))
 
 

@@ -65,7 +65,8 @@ def build_app(
     backend: Backend | None = None,
 ) -> WSGIApplication:
     backend = backend or build_backend(conf)
-    authenticated = from_conf(build_network_app(backend), conf, validator)
+    app = build_network_app(backend)
+    authenticated = from_conf(app, conf, validator, is_admin=backend.enforcer.is_admin)
     return RequestIdMiddleware(versions.VersionsFirst(authenticated))
 
 

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.db.api import models
+from saphira.domain import quota
 from saphira.exception import DatabaseError, Forbidden
 
 # Every resource Nova's quota sets show, in its order; the last four are only
@@ -132,12 +133,10 @@ class QuotaEngine:
         limits.update(own)
         return limits
 
-    def check(self, session: Session, scope: Scope, deltas: Mapping[str, int]) -> None:
-        """OverQuota unless usage + deltas fits both the project's and the user's limits.
-
-        Alone it is only advisory (another transaction may claim meanwhile);
-        inside ``reserve`` it runs under the project's lock.
-        """
+    def _limits_and_usage(
+        self, session: Session, scope: Scope
+    ) -> list[tuple[dict[str, int], dict[str, int]]]:
+        """(limits, usage) of the project, then of the user if the scope names one."""
         project = Scope(scope.project_id, None, scope.group_uuid)
         project_limits = self.project_limits(session, scope.project_id)
         checks = [(project_limits, count_usage(session, project))]
@@ -147,11 +146,28 @@ class QuotaEngine:
                         project_id=scope.project_id, user_id=scope.user_id)  # fmt: skip
             user_limits = {**project_limits, **own}
             checks.append((user_limits, count_usage(session, scope)))
-        for limits, usage in checks:
+        return checks
+
+    def check(self, session: Session, scope: Scope, deltas: Mapping[str, int]) -> None:
+        """OverQuota unless usage + deltas fits both the project's and the user's limits.
+
+        Alone it is only advisory (another transaction may claim meanwhile);
+        inside ``reserve`` it runs under the project's lock.
+        """
+        for limits, usage in self._limits_and_usage(session, scope):
             for resource, delta in deltas.items():
                 limit = limits.get(resource, -1)
                 if delta > 0 and limit >= 0 and usage.get(resource, 0) + delta > limit:
                     raise OverQuota(_message(resource, delta, usage.get(resource, 0), limit))
+
+    def most_that_fit(
+        self, session: Session, scope: Scope, each: Mapping[str, int], least: int, most: int
+    ) -> int:
+        """How many of ``each`` (``least`` to ``most``) fit the project's and the user's
+        headroom, read once; QuotaExceeded (403, Nova's words) if not even ``least``."""
+        for limits, usage in self._limits_and_usage(session, scope):
+            most = quota.most_that_fit(limits, usage, each, least, most)
+        return most
 
     def check_absolute(self, session: Session, project_id: str, values: Mapping[str, int]) -> None:
         """Limits that are not counted (metadata_items, injected_files...): value <= limit."""
@@ -174,6 +190,20 @@ class QuotaEngine:
             lock(session, scope.project_id)
             self.check(session, scope, deltas)
             yield session
+            session.commit()
+
+    @contextmanager
+    def reserve_up_to(
+        self, engine: Engine, scope: Scope, each: Mapping[str, int], least: int, most: int
+    ) -> Iterator[tuple[Session, int]]:
+        """``reserve`` for "as many as fit": under the project's lock, the headroom
+        is computed once and the session comes with the count granted (between
+        ``least`` and ``most``), whose rows the caller inserts before leaving."""
+        ensure_lock_row(engine, scope.project_id)
+        with Session(engine) as session:
+            lock(session, scope.project_id)
+            granted = self.most_that_fit(session, scope, each, least, most)
+            yield session, granted
             session.commit()
 
 
