@@ -80,13 +80,10 @@ PROJECT_READ = Profile("PROJECT_READ", OK, OK, OK, E404, E404)
 PROJECT_WRITE = Profile("PROJECT_WRITE", OK, OK, E403, E404, E404)
 # An admin-only operation on a home resource other projects cannot see.
 PROJECT_ADMIN = Profile("PROJECT_ADMIN", OK, E403, E403, E404, E404)
-# Nova's server groups: found first, then the policy refuses another project's
-# (reads are PROJECT_READ_403).
-PROJECT_WRITE_403 = Profile("PROJECT_WRITE_403", OK, OK, E403, E403, E403)
 # Nova's network proxies: Nova checks the role in the caller's own project, then
 # the network service hides another project's group.
 PROXY_WRITE = Profile("PROXY_WRITE", OK, OK, E403, E404, E403)
-# Keystone (and Nova for quotas, server groups) answer 403 rather than 404.
+# Keystone (and Nova for quotas) answer 403 rather than 404.
 PROJECT_READ_403 = Profile("PROJECT_READ_403", OK, OK, OK, E403, E403)
 # Keystone's token_subject: the home member's own token, or an admin.
 TOKEN_SUBJECT = Profile("TOKEN_SUBJECT", OK, OK, E403, E403, E403)
@@ -112,7 +109,6 @@ PROFILES = (
     PROJECT_WRITE,
     PROJECT_ADMIN,
     PROJECT_READ_403,
-    PROJECT_WRITE_403,
     PROXY_WRITE,
     TOKEN_SUBJECT,
     SELF,
