@@ -30,6 +30,7 @@ ADMIN = "role:admin"
 OWN_PROJECT_READER = "role:reader and project_id:%(target.project.id)s"
 OWN_DOMAIN_READER = "role:reader and domain_id:%(target.domain.id)s"
 SELF = "user_id:%(target.user.id)s"
+IN_DOMAIN = "project_domain_id:%(target.domain.id)s"  # as Keystone: a token sees its domain
 TOKEN_SUBJECT = "user_id:%(target.token.user_id)s"
 
 _BASE: list[policy.RuleDefault] = [
@@ -47,7 +48,8 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("identity:get_auth_projects", "", "GET", "/v3/auth/projects"),
     ("identity:get_auth_domains", "", "GET", "/v3/auth/domains"),
     ("identity:get_auth_system", "", "GET", "/v3/auth/system"),
-    ("identity:get_domain", f"{ADMIN} or ({OWN_DOMAIN_READER})", "GET", "/v3/domains/{id}"),
+    ("identity:get_domain", f"{ADMIN} or ({OWN_DOMAIN_READER}) or {IN_DOMAIN}", "GET",
+     "/v3/domains/{id}"),
     ("identity:list_domains", ADMIN, "GET", "/v3/domains"),
     ("identity:create_domain", ADMIN, "POST", "/v3/domains"),
     ("identity:update_domain", ADMIN, "PATCH", "/v3/domains/{id}"),
