@@ -202,3 +202,14 @@ def test_instance_actions_paging_and_windows(harness: Harness) -> None:
     assert len(before["instanceActions"]) == 3
     bad = client.get(f"{url}/os-instance-actions?marker=nope", headers=h)
     assert bad.status_code == 400
+
+
+def test_unknown_status_filter_is_400_from_238(harness: Harness) -> None:
+    client = harness.client()
+    _placed(harness, client, "2.38")
+    for url in ("/v2.1/servers?status=nonsense", "/v2.1/servers/detail?status=nonsense"):
+        assert client.get(url, headers=_headers("2.37")).json["servers"] == []
+        refused = client.get(url, headers=_headers("2.38"))
+        assert refused.status_code == 400, refused.data
+    known = client.get("/v2.1/servers?status=ACTIVE&status=nonsense", headers=_headers("2.38"))
+    assert len(known.json["servers"]) == 1
