@@ -21,6 +21,7 @@ from typing import Any
 PROJECTS = 16  # two workers hold primary and reader each; 8 ran dry now and then
 ALT_ACCOUNTS = 6  # two workers each hold one alt; spare for slow releases
 ADMIN_ACCOUNTS = 8
+SYSTEM_READERS = 2  # the identity admin tests read as a system-scoped reader, one per worker
 IMAGE_BYTES = b"\0" * 1024 * 1024  # a raw disk of one MiB: the image service checks formats
 
 
@@ -31,15 +32,15 @@ class Account:
     project_name: str
     roles: tuple[str, ...]
     admin: bool = False
+    system: bool = False  # a role on the system rather than on project_name
 
     def as_yaml(self) -> dict[str, Any]:
-        entry: dict[str, Any] = {
-            "username": self.username,
-            "password": self.password,
-            "project_name": self.project_name,
-            "domain_name": "Default",
-            "roles": list(self.roles),
-        }
+        entry: dict[str, Any] = {"username": self.username, "password": self.password}
+        if self.system:  # tempest reads a "domain_name" as domain scope, so the user's own
+            entry.update(user_domain_name="Default", system="all")
+        else:
+            entry.update(project_name=self.project_name, domain_name="Default")
+        entry["roles"] = list(self.roles)
         if self.admin:
             entry["types"] = ["admin"]
         return entry
@@ -68,6 +69,14 @@ def _account(conn: Any, name: str, project: str, role: str, admin: bool) -> Acco
     )
     conn.identity.assign_project_role_to_user(proj, user, conn.identity.find_role(role))
     return Account(name, password, project, (role,), admin)
+
+
+def _system_account(conn: Any, name: str, role: str) -> Account:
+    domain = conn.identity.find_domain("default") or conn.identity.find_domain("Default")
+    password = secrets.token_urlsafe(16)
+    user = conn.identity.create_user(name=name, password=password, domain_id=domain.id)
+    conn.identity.assign_system_role_to_user(user, conn.identity.find_role(role), "all")
+    return Account(name, password, "", (role,), system=True)
 
 
 def _flavor(conn: Any, name: str, ram: int, vcpus: int, disk: int) -> str:
@@ -99,6 +108,8 @@ def provision(conn: Any) -> Provisioned:
     for number in range(1, ADMIN_ACCOUNTS + 1):
         name = f"tempest-admin-{number}"
         done.accounts.append(_account(conn, name, "tempest-admin", "admin", admin=True))
+    for number in range(1, SYSTEM_READERS + 1):
+        done.accounts.append(_system_account(conn, f"tempest-system-reader-{number}", "reader"))
     done.flavor_ref = _flavor(conn, "tempest-small", ram=128, vcpus=1, disk=1)
     done.flavor_ref_alt = _flavor(conn, "tempest-medium", ram=256, vcpus=1, disk=2)
     done.image_ref = _image(conn, "tempest-image")

@@ -14,8 +14,15 @@ PASSED = ("success", "xfail")
 @dataclass
 class Verdict:
     counts: Counter[str] = field(default_factory=Counter)
+    passed_by_api: Counter[str] = field(default_factory=Counter)  # compute, identity, ...
     problems: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+
+
+def _api(test: str) -> str:
+    """tempest.api.<api>.…: the API a test exercises."""
+    parts = test.split(".")
+    return parts[2] if len(parts) > 3 and parts[1] == "api" else "other"
 
 
 def judge(lists: TestLists, result: RunResult) -> Verdict:
@@ -32,6 +39,7 @@ def judge(lists: TestLists, result: RunResult) -> Verdict:
             verdict.problems.append(f"MISSING {test}: {why}")
         elif outcome.status in PASSED:
             verdict.counts["passed"] += 1
+            verdict.passed_by_api[_api(test)] += 1
         elif outcome.status == "skip":
             verdict.counts["skipped"] += 1
             allowed = lists.may_skip.get(test)
@@ -53,7 +61,8 @@ def judge(lists: TestLists, result: RunResult) -> Verdict:
 
 def summary(verdict: Verdict) -> str:
     c = verdict.counts
+    apis = ", ".join(f"{api} {n}" for api, n in sorted(verdict.passed_by_api.items()))
     return (
-        f"tempest: {c['passed']} passed, {c['failed']} failed, {c['skipped']} skipped, "
+        f"tempest: {c['passed']} passed ({apis}), {c['failed']} failed, {c['skipped']} skipped, "
         f"{c['missing']} missing, {c['pending']} pending (not run yet)"
     )

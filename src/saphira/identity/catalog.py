@@ -43,6 +43,12 @@ def create_region(session: Session, region_id: str | None, **fields: Any) -> Reg
     return region
 
 
+def ensure_region(session: Session, region_id: str) -> None:
+    """Keystone's allowance for the v2-era ``region`` of an endpoint: made if missing."""
+    if session.get(Region, region_id) is None:
+        create_region(session, region_id)
+
+
 def create_endpoint(
     session: Session, service_id: str, interface: str, url: str, **fields: Any
 ) -> Endpoint:

@@ -41,7 +41,7 @@ class ImageNotFound(NotFound):
 class ListQuery:
     """A list request after parsing: filters, sort order and the page."""
 
-    filters: dict[str, str] = field(default_factory=dict)
+    filters: dict[str, str | int] = field(default_factory=dict)
     ids: list[str] | None = None
     names: list[str] | None = None
     tags: list[str] = field(default_factory=list)
@@ -186,7 +186,7 @@ def _filtered(
     for key, value in query.filters.items():
         column = getattr(Image, key)
         if key in ("protected", "os_hidden"):
-            select = select.where(column == (value.lower() == "true"))
+            select = select.where(column == (str(value).lower() == "true"))
         else:
             select = select.where(column == value)
     if "os_hidden" not in query.filters:

@@ -16,7 +16,8 @@ from tempest.lib.api_schema.response.compute.v2_2 import keypairs as keypairs22
 from tempest.lib.api_schema.response.compute.v2_53 import hypervisors as hyper253
 
 from saphira.api.compute import microversion
-from saphira.db.api.models import CellMapping
+from saphira.db.api.models import CellMapping, InstanceMapping
+from saphira.db.cell import instances
 from saphira.db.cell.models import ComputeNode, Service
 from saphira.db.engine import make_engine
 from tests.functional.compute.servers_harness import IMAGE, Harness, check, make
@@ -202,3 +203,38 @@ def test_instance_actions_paging_and_windows(harness: Harness) -> None:
     assert len(before["instanceActions"]) == 3
     bad = client.get(f"{url}/os-instance-actions?marker=nope", headers=h)
     assert bad.status_code == 400
+
+
+def test_unknown_status_filter_is_400_from_238(harness: Harness) -> None:
+    client = harness.client()
+    _placed(harness, client, "2.38")
+    for url in ("/v2.1/servers?status=nonsense", "/v2.1/servers/detail?status=nonsense"):
+        assert client.get(url, headers=_headers("2.37")).json["servers"] == []
+        refused = client.get(url, headers=_headers("2.38"))
+        assert refused.status_code == 400, refused.data
+    known = client.get("/v2.1/servers?status=ACTIVE&status=nonsense", headers=_headers("2.38"))
+    assert len(known.json["servers"]) == 1
+
+
+def test_deleted_servers_actions_from_221(harness: Harness) -> None:
+    client = harness.client()
+    server_id = _placed(harness, client, "2.21")
+    assert client.delete(f"/v2.1/servers/{server_id}").status_code == 204
+    with Session(harness.state.api_engine) as api:  # what the conductor does once it is gone
+        cell = next(c for c in api.query(CellMapping) if c.name == "cell1")
+        with Session(make_engine(cell.database_connection)) as session:
+            instances.soft_delete(session, server_id)
+            session.commit()
+        api.query(InstanceMapping).filter_by(instance_uuid=server_id).update(
+            {"queued_for_delete": True}
+        )
+        api.commit()
+    url = f"/v2.1/servers/{server_id}/os-instance-actions"
+    assert client.get(url, headers=_headers("2.20")).status_code == 404
+    listed = client.get(url, headers=_headers("2.21"))
+    assert listed.status_code == 200, listed.data
+    actions = listed.json["instanceActions"]
+    assert "delete" in [action["action"] for action in actions]
+    shown = client.get(f"{url}/{actions[0]['request_id']}", headers=_headers("2.21"))
+    assert shown.status_code == 200, shown.data
+    assert client.get(f"/v2.1/servers/{server_id}", headers=_headers("2.21")).status_code == 404

@@ -87,6 +87,7 @@ def test_malformed_auth_is_400(identity: Identity, raw: bytes) -> None:
         ("/v3/projects", {"project": {"description": "no name"}}),
         ("/v3/projects", {"project": {"name": "x", "enabled": "yes"}}),
         ("/v3/projects", {"project": {"name": "x" * 65}}),
+        ("/v3/domains", {"domain": {"name": "x" * 65}}),
         ("/v3/projects", {"projects": {"name": "x"}}),
         ("/v3/users", {"user": {"name": "x", "password": 5}}),
         ("/v3/users", {"user": ["x"]}),

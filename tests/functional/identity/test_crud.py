@@ -154,6 +154,27 @@ def test_services_endpoints_regions(identity: Identity) -> None:
     assert identity.call("DELETE", "/v3/regions/RegionTwo", admin).status_code == 204
 
 
+def test_region_by_put_and_endpoint_region_made_on_demand(identity: Identity) -> None:
+    """PUT /v3/regions/{id} names the region; an endpoint's v2-era "region" is made if
+    missing (Keystone's compatibility), while an unknown region_id stays a 404."""
+    admin = identity.admin_token()
+    made = identity.call("PUT", "/v3/regions/RegionPut", admin, json={"region": {}})
+    assert made.status_code == 201 and made.json["region"]["id"] == "RegionPut"
+    assert (
+        identity.call("PUT", "/v3/regions/RegionPut", admin, json={"region": {}}).status_code == 409
+    )
+    clash = {"region": {"id": "Other"}}
+    assert identity.call("PUT", "/v3/regions/RegionX", admin, json=clash).status_code == 400
+    assert identity.get("/v3/regions/RegionX", admin).status_code == 404
+    service = _create(identity, admin, "service", {"type": "volumev3"})
+    base = {"service_id": service["id"], "interface": "public", "url": "http://x:8776/v3"}
+    endpoint = _create(identity, admin, "endpoint", {**base, "region": "RegionNew"})
+    assert endpoint["region_id"] == "RegionNew"
+    assert identity.get("/v3/regions/RegionNew", admin).status_code == 200
+    unknown = {"endpoint": {**base, "region_id": "RegionNope"}}
+    assert identity.call("POST", "/v3/endpoints", admin, json=unknown).status_code == 404
+
+
 def test_self_service_password_change(identity: Identity) -> None:
     token = identity.demo_token()
     user = identity.demo.user_id

@@ -42,6 +42,16 @@ def test_member_sees_own_project_only(identity: Identity) -> None:
     assert identity.get(ours, token).status_code == 200
 
 
+def test_member_sees_its_projects_domain_only(identity: Identity) -> None:
+    """Keystone's get_domain: a project-scoped token may read its project's domain."""
+    admin = identity.admin_token()
+    other = identity.call("POST", "/v3/domains", admin, json={"domain": {"name": "other"}})
+    token = identity.demo_token()
+    assert identity.get("/v3/domains/default", token).json["domain"]["id"] == "default"
+    assert identity.get(f"/v3/domains/{other.json['domain']['id']}", token).status_code == 403
+    assert identity.get("/v3/domains", token).status_code == 403
+
+
 def test_member_of_a_cannot_touch_b(identity: Identity) -> None:
     b = ensure_project_user(identity.backend, project_name="b", username="bob", password="pw")
     token = identity.demo_token()

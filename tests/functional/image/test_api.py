@@ -36,6 +36,39 @@ def test_json_patch(cloud: Cloud) -> None:
     assert client("PATCH", path, json=bad, headers=PATCH).status_code == 400
 
 
+def test_json_patch_v2_0_dialect(cloud: Cloud) -> None:
+    """The older media type names the operation as the key; its add never replaces."""
+    client = ImageClient(cloud, "admin")
+    path = f"/v2/images/{client.create(name='p20', disk_format='raw')['id']}"
+    v20 = {"Content-Type": "application/openstack-images-v2.0-json-patch"}
+    ops = [{"replace": "/name", "value": "q20"}, {"add": "/hw_rng_model", "value": "virtio"}]
+    patched = client("PATCH", path, json=ops, headers=v20)
+    assert patched.status_code == 200, patched.text
+    assert (patched.json()["name"], patched.json()["hw_rng_model"]) == ("q20", "virtio")
+    again = [{"add": "/hw_rng_model", "value": "other"}]
+    assert client("PATCH", path, json=again, headers=v20).status_code == 409
+    for bad in ({"op": "replace", "path": "/name", "value": "x"}, {"add": "/a", "remove": "/b"}):
+        assert client("PATCH", path, json=[bad], headers=v20).status_code == 400
+    assert client.show(path.rsplit("/", 1)[1])["hw_rng_model"] == "virtio"
+
+
+def test_no_image_behind_a_trailing_slash(cloud: Cloud) -> None:
+    client = ImageClient(cloud, "admin")
+    assert client("GET", "/v2/images/").status_code == 404
+    assert client("DELETE", "/v2/images/").status_code == 404
+
+
+def test_list_filters_by_size(cloud: Cloud) -> None:
+    client = ImageClient(cloud, "admin")
+    sizes = (1234, 4321)
+    made = [client.create(name=f"sized-{n}", disk_format="raw") for n in sizes]
+    for image, size in zip(made, sizes, strict=True):
+        assert client.upload(image["id"], b"\1" * size).status_code == 204
+    found = client("GET", f"/v2/images?size={sizes[0]}&name=sized-{sizes[0]}").json()["images"]
+    assert [image["id"] for image in found] == [made[0]["id"]]
+    assert client("GET", "/v2/images?size=big").status_code == 400
+
+
 def test_list_filters_and_paging(cloud: Cloud) -> None:
     client = ImageClient(cloud, "admin")
     made = [client.create(name=f"page-{i}", disk_format="raw", tags=["paged"]) for i in range(5)]

@@ -49,7 +49,8 @@ def _event(
 
 
 def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
-    found = server_lookup.locate(call, server_id)
+    """The server, deleted ones too from 2.21 (their actions outlive them, as in Nova)."""
+    found = server_lookup.locate(call, server_id, read_deleted=call.at_least("2.21"))
     call.enforce(rule, {"project_id": found.instance.project_id,
                         "user_id": found.instance.user_id})  # fmt: skip
     if found.cell is None:

@@ -55,6 +55,8 @@ def _checks(call: Call, args: Any) -> list[Check]:
         checks.append(lambda i: named(i.display_name))
     if "status" in args:
         wanted = filter_from_status(args.getlist("status"))
+        if not wanted.vm_states and call.at_least("2.38"):
+            raise BadRequest("Invalid status value")  # before 2.38: an empty list
         checks.append(lambda i: i.vm_state in wanted.vm_states and (
             wanted.task_states is None or i.task_state in wanted.task_states))  # fmt: skip
     for key, attr in (("flavor", "flavor"), ("image", "image_ref"),

@@ -40,8 +40,10 @@ class Located:
         return self.cell is None
 
 
-def _mapping(session: Session, uuid: str) -> InstanceMapping | None:
-    stmt = sa.select(InstanceMapping).filter_by(instance_uuid=uuid, queued_for_delete=False)
+def _mapping(session: Session, uuid: str, read_deleted: bool) -> InstanceMapping | None:
+    stmt = sa.select(InstanceMapping).filter_by(instance_uuid=uuid)
+    if not read_deleted:
+        stmt = stmt.filter_by(queued_for_delete=False)
     return session.scalars(stmt).first()
 
 
@@ -49,13 +51,15 @@ def _visible(call: Call, instance: Instance) -> bool:
     return call.context.is_admin or instance.project_id == call.context.project_id
 
 
-def locate(call: Call, uuid: str) -> Located:
-    """The server, or InstanceNotFound (also for another project's server, as Nova)."""
+def locate(call: Call, uuid: str, *, read_deleted: bool = False) -> Located:
+    """The server, or InstanceNotFound (also for another project's server, as Nova).
+
+    ``read_deleted``: a deleted server too (its cell row stays, soft-deleted)."""
     for _ in range(2):  # the conductor may move it into a cell between our reads
-        mapping = _mapping(call.session, uuid)
+        mapping = _mapping(call.session, uuid, read_deleted)
         if mapping is None:
             break
-        found = _load(call, mapping, uuid)
+        found = _load(call, mapping, uuid, read_deleted)
         if found is not None:
             if not _visible(call, found.instance):
                 break
@@ -64,7 +68,7 @@ def locate(call: Call, uuid: str) -> Located:
     raise InstanceNotFound(instance_id=uuid)
 
 
-def _load(call: Call, mapping: InstanceMapping, uuid: str) -> Located | None:
+def _load(call: Call, mapping: InstanceMapping, uuid: str, read_deleted: bool) -> Located | None:
     cell_row = mapping.cell_mapping
     if cell_row is None:
         instance = build_requests.get(call.session, uuid)
@@ -72,7 +76,7 @@ def _load(call: Call, mapping: InstanceMapping, uuid: str) -> Located | None:
     cell = CellRef(cell_row.uuid, cell_row.name or "", cell_row.database_connection)
     with call.state.cell_session(cell) as session:
         try:
-            return Located(instances.get(session, uuid), cell)
+            return Located(instances.get(session, uuid, read_deleted=read_deleted), cell)
         except InstanceNotFound:
             return None
 

@@ -8,6 +8,7 @@ from typing import Any
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
+from saphira import exception
 from saphira.api.identity import schemas, views
 from saphira.api.identity.app import Call, route
 from saphira.api.wsgi import json_response
@@ -23,10 +24,12 @@ def _pick(body: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
     return {k: body[k] for k in keys if k in body}
 
 
-def _endpoint_fields(body: dict[str, Any]) -> dict[str, Any]:
+def _endpoint_fields(call: Call, body: dict[str, Any]) -> dict[str, Any]:
     fields = _pick(body, _ENDPOINT_FIELDS)
     if "region_id" not in fields and body.get("region"):
-        fields["region_id"] = body["region"]  # the v2-era name clients still send
+        # The v2-era name clients still send; Keystone makes such a region if missing.
+        fields["region_id"] = body["region"]
+        catalog.ensure_region(call.session, body["region"])
     return fields
 
 
@@ -62,7 +65,7 @@ def list_endpoints(call: Call) -> Response:
 
 def create_endpoint(call: Call) -> Response:
     call.enforce("identity:create_endpoint")
-    fields = _endpoint_fields(call.body(schemas.ENDPOINT_CREATE)["endpoint"])
+    fields = _endpoint_fields(call, call.body(schemas.ENDPOINT_CREATE)["endpoint"])
     fields.setdefault("enabled", True)
     endpoint = catalog.create_endpoint(call.session, **fields)
     return json_response({"endpoint": views.endpoint(call.base, endpoint)}, status=201)
@@ -83,6 +86,16 @@ def create_region(call: Call) -> Response:
     return json_response({"region": views.region(call.base, region)}, status=201)
 
 
+def create_region_with_id(call: Call, region_id: str) -> Response:
+    """PUT /v3/regions/{id}: a region whose id the caller chooses."""
+    call.enforce("identity:create_region")
+    body = call.body(schemas.REGION_CREATE)["region"]
+    if body.get("id", region_id) != region_id:
+        raise exception.BadRequest("Conflicting region IDs specified: the URL's and the body's.")
+    region = catalog.create_region(call.session, region_id, **_pick(body, _REGION_FIELDS))
+    return json_response({"region": views.region(call.base, region)}, status=201)
+
+
 # name -> (model, getter, view, update schema, fields picker)
 _Kind = tuple[type[Any], Callable[..., Any], Callable[..., Any], dict[str, Any], Callable[..., Any]]
 _KINDS: dict[str, _Kind] = {
@@ -91,7 +104,7 @@ _KINDS: dict[str, _Kind] = {
         catalog.get_service,
         views.service,
         schemas.SERVICE_UPDATE,
-        lambda b: _pick(b, _SERVICE_FIELDS),
+        lambda _call, b: _pick(b, _SERVICE_FIELDS),
     ),
     "endpoint": (
         Endpoint,
@@ -105,7 +118,7 @@ _KINDS: dict[str, _Kind] = {
         catalog.get_region,
         views.region,
         schemas.REGION_UPDATE,
-        lambda b: _pick(b, _REGION_FIELDS),
+        lambda _call, b: _pick(b, _REGION_FIELDS),
     ),
 }
 
@@ -119,7 +132,7 @@ def get_one(call: Call, kind: str, ident: str) -> Response:
 def update_one(call: Call, kind: str, ident: str) -> Response:
     _model, getter, view, schema, fields = _KINDS[kind]
     call.enforce(f"identity:update_{kind}")
-    changes = fields(call.body(schema)[kind])
+    changes = fields(call, call.body(schema)[kind])
     row = getter(call.session, ident)
     if kind == "endpoint" and changes.get("service_id"):
         catalog.get_service(call.session, changes["service_id"])
@@ -147,6 +160,7 @@ def routes() -> list[Rule]:
         route("/v3/endpoints", ["POST"], create_endpoint),
         route("/v3/regions", ["GET"], list_regions),
         route("/v3/regions", ["POST"], create_region),
+        route("/v3/regions/<region_id>", ["PUT"], create_region_with_id),
     ]
     for kind in _KINDS:
         path = f"/v3/{kind}s/<ident>"

@@ -78,12 +78,13 @@ AUTH = _obj(
     ["auth"],
 )
 
-_DOMAIN_PROPS = {"name": _NAME, "description": _TEXT, "enabled": _BOOL}
+_RESOURCE_NAME = {"type": "string", "minLength": 1, "maxLength": 64}  # Keystone's for both
+_DOMAIN_PROPS = {"name": _RESOURCE_NAME, "description": _TEXT, "enabled": _BOOL}
 DOMAIN_CREATE = wrapped("domain", _obj(_DOMAIN_PROPS, ["name"], extra=True))
 DOMAIN_UPDATE = wrapped("domain", _obj(_DOMAIN_PROPS, extra=True))
 
 _PROJECT_PROPS = {
-    "name": {"type": "string", "minLength": 1, "maxLength": 64},
+    "name": _RESOURCE_NAME,
     "description": _TEXT,
     "domain_id": _NULLABLE_ID,
     "parent_id": _NULLABLE_ID,

@@ -117,7 +117,8 @@ def text_fault(error: exception.SaphiraError, accept: str = "") -> Response:
 
 class ImageApp(Application):
     def __init__(self, rules: list[Rule], backend: Backend, *, max_body_size: int) -> None:
-        super().__init__(rules, lambda e: {}, max_body_size=max_body_size)
+        # Glance's routes take no trailing slash: /v2/images/ names no image (404).
+        super().__init__(rules, lambda e: {}, max_body_size=max_body_size, strict_slashes=True)
         self.backend = backend
         self._local = threading.local()
 

@@ -19,6 +19,7 @@ PATCH_TYPES = (
     "application/openstack-images-v2.1-json-patch",
     "application/openstack-images-v2.0-json-patch",
 )
+PATCH_KINDS = ("add", "remove", "replace")
 
 
 def _create(call: Call) -> Response:
@@ -84,9 +85,25 @@ def _patch_ops(call: Call) -> list[dict[str, Any]]:
     return ops
 
 
-def _apply_op(state: dict[str, Any], op: dict[str, Any]) -> None:
-    kind, path = op.get("op"), op.get("path")
-    if kind not in ("add", "replace", "remove") or not isinstance(path, str):
+def _op_and_path(op: dict[str, Any], dialect: str) -> tuple[Any, Any]:
+    """The operation and its path in either dialect Glance reads.
+
+    v2.1 is RFC 6902 (``{"op": "add", "path": ...}``); v2.0, which tempest's
+    client still sends, names the operation as the key (``{"add": path}``).
+    """
+    if dialect == PATCH_TYPES[0]:
+        return op.get("op"), op.get("path")
+    named = [kind for kind in PATCH_KINDS if kind in op]
+    if len(named) != 1:
+        raise exception.BadRequest(
+            'Operation objects must contain exactly one member named "add", "remove", or "replace".'
+        )
+    return named[0], op[named[0]]
+
+
+def _apply_op(state: dict[str, Any], op: dict[str, Any], dialect: str) -> None:
+    kind, path = _op_and_path(op, dialect)
+    if kind not in PATCH_KINDS or not isinstance(path, str):
         raise exception.BadRequest(f"Operation {op!r} is not a valid JSON patch operation.")
     if not path.startswith("/") or "/" in path[1:]:
         raise exception.BadRequest(f"Invalid JSON pointer for this resource: '{path}'")
@@ -103,6 +120,8 @@ def _apply_op(state: dict[str, Any], op: dict[str, Any]) -> None:
         raise exception.BadRequest(f"Operation {kind} on '{path}' needs a value.")
     if kind == "replace" and name not in state:
         raise exception.Conflict(f"Property {name} does not exist.")
+    if kind == "add" and dialect == PATCH_TYPES[1] and name in state:
+        raise exception.Conflict(f"Property {name} already present.")  # v2.0: add never replaces
     state[name] = op["value"]
 
 
@@ -113,7 +132,7 @@ def _update(call: Call, image_id: str) -> Response:
         call.authorize("modify_image", image)
         state = attributes.state_of(image)
         for op in ops:
-            _apply_op(state, op)
+            _apply_op(state, op, call.request.mimetype)
         attributes.apply(call, image, state)
         image.updated_at = utcnow()
         session.flush()

@@ -13,9 +13,11 @@ from saphira.image.records import SORT_KEYS, ListQuery
 COLUMN_FILTERS = (
     "name", "status", "owner", "disk_format", "container_format", "protected", "os_hidden",
 )  # fmt: skip
+INT_COLUMN_FILTERS = ("size", "virtual_size", "min_ram", "min_disk")  # exact, as Glance's
 NOT_PROPERTIES = frozenset(
     {"limit", "marker", "sort_key", "sort_dir", "sort", "visibility", "id", "tag",
-     "member_status", "size_min", "size_max", "created_at", "updated_at", *COLUMN_FILTERS}
+     "member_status", "size_min", "size_max", "created_at", "updated_at", *COLUMN_FILTERS,
+     *INT_COLUMN_FILTERS}
 )  # fmt: skip
 VISIBILITIES = ("public", "private", "shared", "community", "all")
 MEMBER_STATUSES = ("pending", "accepted", "rejected", "all")
@@ -78,6 +80,10 @@ def parse(args: MultiDict[str, str], settings: Settings) -> ListQuery:
     for name in COLUMN_FILTERS:
         if name in args:
             query.filters[name] = args[name]
+    for name in INT_COLUMN_FILTERS:
+        number = _int(args, name)
+        if number is not None:
+            query.filters[name] = number
     if "id" in args:
         value = args["id"]
         query.ids = value[3:].split(",") if value.startswith("in:") else [value]

@@ -65,8 +65,11 @@ class Application:
         fault_formatter: FaultFormatter,
         *,
         max_body_size: int = 1024 * 1024,
+        strict_slashes: bool = False,
     ) -> None:
-        self.url_map = Map(list(rules), strict_slashes=False, merge_slashes=False)
+        """``strict_slashes``: a path with a trailing slash its rule lacks is a 404
+        (Glance's router), instead of the same resource."""
+        self.url_map = Map(list(rules), strict_slashes=strict_slashes, merge_slashes=False)
         self.fault_formatter = fault_formatter
         self.max_body_size = max_body_size
 
