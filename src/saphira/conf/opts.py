@@ -19,6 +19,7 @@ from saphira.conf import (
     network,
     placement_api,
     scheduler,
+    security_compliance,
     services,
 )
 
@@ -26,6 +27,7 @@ _MODULES = (
     default,
     database,
     identity,
+    security_compliance,
     keystone_authtoken,
     services,
     image,
