@@ -21,6 +21,7 @@ from saphira.conf import (
     scheduler,
     security_compliance,
     services,
+    wsgi,
 )
 
 _MODULES = (
@@ -40,6 +41,7 @@ _MODULES = (
     messaging,
     scheduler,
     engine,
+    wsgi,
 )
 
 
