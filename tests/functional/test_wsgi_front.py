@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 from saphira.api.wsgi.front import FrontServer
 from saphira.api.wsgi.heads import Limits
+from tests.functional.test_cloud_tls import self_signed
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -115,3 +120,32 @@ def test_kept_alive_and_pipelined_requests_are_answered() -> None:
                 while not response.endswith(b"\r\n\r\nok "):  # Content-Length: 3
                     response += sock.recv(65536)
                 assert response.startswith(b"HTTP/1.1 200 OK")
+
+
+def test_a_silent_tls_client_does_not_stall_the_others(tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    server_limits = Limits(60, 60, 4096, 500)
+    server = FrontServer(
+        ("127.0.0.1", 0), _app, numthreads=2, limits=server_limits, shutdown_timeout=1,
+        request_queue_size=1024,
+    )  # fmt: skip
+    server.ssl_adapter = BuiltinSSLAdapter(str(cert), str(key))
+    server.prepare()
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    port = int(server.bind_addr[1])
+    silent = [socket.create_connection(("127.0.0.1", port), HANG) for _ in range(20)]
+    try:
+        context = ssl.create_default_context(cafile=str(cert))
+        with (
+            socket.create_connection(("127.0.0.1", port), HANG) as raw,
+            context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+        ):
+            tls.sendall(GET)
+            assert _read_all(tls).endswith(b"ok ")
+        assert _ask(port, GET) == b""  # plain HTTP on the TLS port: closed
+    finally:
+        for sock in silent:
+            sock.close()
+        server.stop()
+        thread.join(HANG)

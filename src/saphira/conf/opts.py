@@ -21,6 +21,7 @@ from saphira.conf import (
     scheduler,
     security_compliance,
     services,
+    ssl,
     wsgi,
 )
 
@@ -42,6 +43,7 @@ _MODULES = (
     scheduler,
     engine,
     wsgi,
+    ssl,
 )
 
 

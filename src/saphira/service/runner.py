@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from oslo_config import cfg
 
-from saphira.api.wsgi.front import FrontServer, limits_from_conf
+from saphira.api.wsgi.front import FrontServer, limits_from_conf, tls_adapter
 from saphira.exception import ServiceError
 from saphira.service.registry import ServiceSpec, listen_port
 
@@ -121,6 +121,7 @@ class Runner:
             shutdown_timeout=SHUTDOWN_TIMEOUT,
             limits=limits_from_conf(self.conf),
         )
+        server.ssl_adapter = tls_adapter(self.conf)
         try:
             _probe(host, port)
             server.prepare()

@@ -12,9 +12,12 @@ from typing import Any
 
 from cheroot import wsgi
 from cheroot.server import HTTPConnection
+from cheroot.ssl.builtin import BuiltinSSLAdapter
 from oslo_config import cfg
 
 from saphira.api.wsgi.heads import HeadFirst, Limits
+from saphira.conf.ssl import enabled
+from saphira.exception import ConfigError
 
 
 def limits_from_conf(conf: cfg.ConfigOpts) -> Limits:
@@ -25,6 +28,18 @@ def limits_from_conf(conf: cfg.ConfigOpts) -> Limits:
         max_header_size=group.max_header_size,
         max_per_client=group.max_connections_per_client,
     )
+
+
+def tls_adapter(conf: cfg.ConfigOpts) -> BuiltinSSLAdapter | None:
+    """cheroot's builtin (Python ``ssl``) adapter for [ssl] cert_file/key_file, if set."""
+    if not enabled(conf):
+        return None
+    try:
+        return BuiltinSSLAdapter(conf.ssl.cert_file, conf.ssl.key_file)
+    except (OSError, ValueError) as error:  # ssl.SSLError is an OSError
+        raise ConfigError(
+            f"[ssl] cert_file {conf.ssl.cert_file} / key_file {conf.ssl.key_file}: {error}"
+        ) from None
 
 
 class FrontConnection(HTTPConnection):
