@@ -17,6 +17,7 @@ from oslo_config import cfg
 from sqlalchemy.orm import Session
 
 from saphira.db.identity.models import User
+from saphira.identity import user_options
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Lockout:
 
     def locked(self, user: User, now: dt.datetime) -> bool:
         if not self.attempts or (user.failed_auth_count or 0) < self.attempts:
+            return False
+        if user_options.ignores_lockout(user):
             return False
         if self.duration is None:
             return True

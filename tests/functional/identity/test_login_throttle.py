@@ -10,7 +10,9 @@ import pytest
 import sqlalchemy as sa
 
 from saphira.db.identity.models import User
+from saphira.identity.bootstrap import ensure_project_user
 from saphira.identity.passwords import Hasher
+from saphira.identity.user_options import IGNORE_LOCKOUT
 from tests.functional.identity.conftest import (
     ADMIN_PASSWORD,
     DEMO_PASSWORD,
@@ -135,3 +137,36 @@ def test_the_limits_follow_the_options(tmp_path: Path) -> None:
         assert _login(service, "demo", DEMO_PASSWORD, "10.0.0.1")[0] == 201
     finally:
         service.backend.engine.dispose()
+
+
+def test_a_user_with_ignore_lockout_failure_attempts_is_never_locked(identity: Identity) -> None:
+    url = f"/v3/users/{identity.demo.user_id}"
+    token = identity.admin_token()
+    options = {"user": {"options": {"ignore_lockout_failure_attempts": True}}}
+    patched = identity.call("PATCH", url, token, json=options)
+    assert patched.status_code == 200
+    assert patched.json["user"]["options"] == {"ignore_lockout_failure_attempts": True}
+    for n in range(12):
+        assert _login(identity, "demo", "wrong", f"10.0.5.{n}")[0] == 401
+    assert _login(identity, "demo", DEMO_PASSWORD, "10.0.5.99")[0] == 201
+    removed = identity.call("PATCH", url, token, json={"user": {"options": {
+        "ignore_lockout_failure_attempts": None}}})  # fmt: skip
+    assert removed.json["user"]["options"] == {}
+    unknown = identity.call("PATCH", url, token, json={"user": {"options": {"bogus": True}}})
+    assert unknown.status_code == 400
+
+
+def test_service_users_made_by_the_seed_ignore_the_lockout(identity: Identity) -> None:
+    made = ensure_project_user(
+        identity.backend,
+        project_name="service",
+        username="nova",
+        password="nova-secret",
+        role_name="admin",
+        options={IGNORE_LOCKOUT: True},
+    )
+    body = identity.get(f"/v3/users/{made.user_id}", identity.admin_token()).json
+    assert body["user"]["options"] == {IGNORE_LOCKOUT: True}
+    for n in range(12):
+        assert _login(identity, "nova", "wrong", f"10.0.6.{n}")[0] == 401
+    assert _login(identity, "nova", "nova-secret", "10.0.6.99")[0] == 201
