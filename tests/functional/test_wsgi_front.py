@@ -14,7 +14,7 @@ from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 from saphira.api.wsgi.front import FrontServer
 from saphira.api.wsgi.heads import Limits
-from tests.functional.test_cloud_tls import self_signed
+from tests.functional.certs import self_signed
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
