@@ -44,6 +44,12 @@ class Unauthorized(SaphiraError):
     msg_fmt = "The request you have made requires authentication."
 
 
+class AccountLocked(Unauthorized):
+    """Too many failed password logins in a row (Keystone's name and message)."""
+
+    msg_fmt = "The account is locked for user: %(user_id)s."
+
+
 class Forbidden(SaphiraError):
     code = 403
     title = "Forbidden"
@@ -78,6 +84,14 @@ class UnsupportedMediaType(SaphiraError):
     code = 415
     title = "Unsupported Media Type"
     msg_fmt = "The request media type is not supported."
+
+
+class TooManyRequests(SaphiraError):
+    """A client is throttled; ``retry_after`` (seconds) says when to try again."""
+
+    code = 429
+    title = "Too Many Requests"
+    msg_fmt = "Too many requests; retry after %(retry_after)s seconds."
 
 
 class ServiceUnavailable(SaphiraError):

@@ -144,3 +144,12 @@ def test_log_lines_name_the_request_user_and_project(
     lines = [line for line in cloud.log().splitlines() if who in line]
     assert lines, f"no log line names {who}"
     assert any("GET /v3/projects" in line for line in lines)
+
+
+def test_service_users_ignore_the_lockout(cloud: Cloud) -> None:
+    """Guessing a service user's password must not lock the services out."""
+    token = sdk(cloud.clouds_yaml, "admin").auth_token
+    found = requests.get(
+        f"{cloud.url('identity')}/users?name=nova", headers={"X-Auth-Token": token}, timeout=TIMEOUT
+    ).json()["users"]
+    assert [u["options"] for u in found] == [{"ignore_lockout_failure_attempts": True}]

@@ -16,6 +16,7 @@ from typing import Any
 import requests
 
 from saphira import exception
+from saphira.common import tls
 
 CHUNK = 1024 * 1024
 
@@ -101,7 +102,9 @@ class ImageClient:
     def _get(self, image_id: str, url: str, headers: dict[str, str],
              stream: bool = False) -> requests.Response:  # fmt: skip
         try:
-            response = requests.get(url, headers=headers, timeout=self.timeout, stream=stream)
+            response = requests.get(
+                url, headers=headers, timeout=self.timeout, stream=stream, verify=tls.verify()
+            )
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"image service unreachable: {error}") from None
         if response.status_code == 404:
@@ -120,13 +123,16 @@ class ImageClient:
         headers = {"X-Auth-Token": self.token()}
         url = f"{self.base_url}/v2/images/{image_id}"
         try:
-            current = requests.get(url, headers=headers, timeout=self.timeout).json()
+            current = requests.get(
+                url, headers=headers, timeout=self.timeout, verify=tls.verify()
+            ).json()
             patch = _format_patch(current, data)
             if patch:
                 fixed = requests.patch(
                     url, json=patch, timeout=self.timeout,
                     headers={**headers,
                              "Content-Type": "application/openstack-images-v2.1-json-patch"},
+                    verify=tls.verify(),
                 )  # fmt: skip
                 _refused(image_id, "update", fixed)
 
@@ -136,6 +142,7 @@ class ImageClient:
             response = requests.put(
                 f"{url}/file", data=chunks(), timeout=self.timeout,
                 headers={**headers, "Content-Type": "application/octet-stream"},
+                verify=tls.verify(),
             )  # fmt: skip
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"image service unreachable: {error}") from None

@@ -20,6 +20,7 @@ from typing import Any
 import requests
 
 from saphira import exception
+from saphira.common import tls
 
 Filter = str | bool | list[str]
 
@@ -174,6 +175,7 @@ class NetworkClient:
             response = self.http.request(
                 method, f"{self.base_url}/v2.0/{path}", json=body, params=params,
                 headers=headers, timeout=self.timeout,
+                verify=tls.verify(),
             )  # fmt: skip
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"network service unreachable: {error}") from None

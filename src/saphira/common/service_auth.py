@@ -16,7 +16,9 @@ import requests
 from oslo_config import cfg
 
 from saphira import exception
+from saphira.common import tls
 from saphira.conf import endpoints
+from saphira.conf.ssl import scheme
 
 _MARGIN = dt.timedelta(minutes=5)
 
@@ -61,7 +63,9 @@ class PasswordToken:
         url = str(s.auth_url).rstrip("/")
         url = url if url.endswith("/v3") else url + "/v3"
         try:
-            response = requests.post(f"{url}/auth/tokens", json=body, timeout=self.timeout)
+            response = requests.post(
+                f"{url}/auth/tokens", json=body, timeout=self.timeout, verify=tls.verify()
+            )
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"identity unreachable: {error}") from None
         if response.status_code != 201:
@@ -75,7 +79,8 @@ class PasswordToken:
 def local_url(conf: cfg.ConfigOpts, catalog_type: str) -> str:
     """The all-in-one's own endpoint for ``catalog_type``."""
     endpoint = endpoints.by_type(catalog_type)
-    return f"http://127.0.0.1:{endpoints.listen_port(conf, endpoint)}{endpoint.path}"
+    port = endpoints.listen_port(conf, endpoint)
+    return f"{scheme(conf)}://127.0.0.1:{port}{endpoint.path}"
 
 
 def service_url(conf: cfg.ConfigOpts, group: str, catalog_type: str) -> str:

@@ -14,13 +14,15 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.conf.ssl import scheme
+
 
 @dataclass(frozen=True)
 class Endpoint:
     name: str  # the catalog's service name, as Keystone's bootstrap and the guide write it
     catalog_type: str
     default_port: int
-    path: str  # appended to http://my_ip:port for the catalog URL; "" for the root
+    path: str  # appended to http(s)://my_ip:port for the catalog URL; "" for the root
     description: str
     port_option: tuple[str | None, str] | None = None  # (group or None for DEFAULT, key)
     in_catalog: bool = True  # False for APIs clients never look up (metadata, consoles)
@@ -58,8 +60,9 @@ def _host_for_url(host: str) -> str:
 
 def public_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
     """The catalog URL: reachable at my_ip, whatever address the server binds."""
-    return f"http://{_host_for_url(conf.my_ip)}:{listen_port(conf, endpoint)}{endpoint.path}"
+    host = _host_for_url(conf.my_ip)
+    return f"{scheme(conf)}://{host}:{listen_port(conf, endpoint)}{endpoint.path}"
 
 
 def bind_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
-    return f"http://{_host_for_url(conf.bind_host)}:{listen_port(conf, endpoint)}"
+    return f"{scheme(conf)}://{_host_for_url(conf.bind_host)}:{listen_port(conf, endpoint)}"

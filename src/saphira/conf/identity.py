@@ -33,6 +33,33 @@ opts: list[cfg.Opt] = [
         help="log2 of the scrypt work factor used to hash passwords.",
     ),
     cfg.IntOpt(
+        "login_failures_per_source",
+        default=10,
+        min=0,
+        help="Failed password logins one client address may make in "
+        "login_failure_window seconds; further password logins from it are "
+        "refused with 429 (and Retry-After) before any password is checked. "
+        "Counted in the memory of each identity API process (a deployment "
+        "with N identity processes admits up to N times this); the per-user "
+        "limit, [security_compliance] lockout_failure_attempts, is in the "
+        "database and shared. The address is the connection's peer: behind a "
+        "proxy, every client shares the proxy's. 0 disables.",
+    ),
+    cfg.IntOpt(
+        "login_failure_window",
+        default=60,
+        min=1,
+        help="Seconds over which login_failures_per_source counts failures.",
+    ),
+    cfg.IntOpt(
+        "login_sources_tracked",
+        default=10000,
+        min=1,
+        help="Client addresses whose failed logins are remembered; beyond "
+        "this the address that failed least recently is forgotten, so the "
+        "table stays bounded whatever a flood of addresses does.",
+    ),
+    cfg.IntOpt(
         "max_request_body_size",
         default=114688,
         min=1024,

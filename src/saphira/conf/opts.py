@@ -19,13 +19,17 @@ from saphira.conf import (
     network,
     placement_api,
     scheduler,
+    security_compliance,
     services,
+    ssl,
+    wsgi,
 )
 
 _MODULES = (
     default,
     database,
     identity,
+    security_compliance,
     keystone_authtoken,
     services,
     image,
@@ -38,6 +42,8 @@ _MODULES = (
     messaging,
     scheduler,
     engine,
+    wsgi,
+    ssl,
 )
 
 

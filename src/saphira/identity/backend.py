@@ -20,6 +20,9 @@ from saphira.db.identity import make_identity_engine
 from saphira.exception import BadRequest, Conflict, DatabaseError
 from saphira.identity import auth, roles
 from saphira.identity.fernet_keys import KeyRepository
+from saphira.identity.lockout import Lockout
+from saphira.identity.passwords import Hasher
+from saphira.identity.throttle import SourceThrottle
 from saphira.identity.tokens import TokenPayload, TokenProvider
 
 
@@ -36,6 +39,8 @@ class IdentityBackend:
         token_expiration: int = 3600,
         allow_expired_window: int = 172800,
         password_hash_cost: int = 14,
+        lockout: Lockout | None = None,
+        login_sources: SourceThrottle | None = None,
     ) -> None:
         self.engine = engine
         self.keys = keys
@@ -43,6 +48,9 @@ class IdentityBackend:
         self.token_expiration = token_expiration
         self.allow_expired_window = allow_expired_window
         self.password_hash_cost = password_hash_cost
+        self.hasher = Hasher()
+        self.lockout = Lockout(None, None) if lockout is None else lockout
+        self.login_sources = SourceThrottle(0, 1, 1) if login_sources is None else login_sources
         self._sessions = sessionmaker(engine, expire_on_commit=False)
 
     @classmethod
@@ -53,6 +61,12 @@ class IdentityBackend:
             token_expiration=conf.identity.token_expiration,
             allow_expired_window=conf.identity.allow_expired_window,
             password_hash_cost=conf.identity.password_hash_cost,
+            lockout=Lockout.from_conf(conf),
+            login_sources=SourceThrottle(
+                conf.identity.login_failures_per_source,
+                conf.identity.login_failure_window,
+                conf.identity.login_sources_tracked,
+            ),
         )
 
     @contextmanager

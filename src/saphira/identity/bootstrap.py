@@ -10,12 +10,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db.identity.models import Domain, Endpoint, Project, Region, Role, Service, User
-from saphira.identity import passwords, resources, roles, store, users
+from saphira.identity import passwords, resources, roles, store, user_options, users
 from saphira.identity.backend import IdentityBackend
 
 SERVICE_NAMES = {
@@ -62,14 +63,23 @@ def _ensure_project(session: Session, name: str, domain_id: str) -> Project:
     return project or resources.create_project(session, name, domain_id, enabled=True)
 
 
-def _ensure_user(session: Session, name: str, password: str, domain_id: str, cost: int) -> User:
+def _ensure_user(
+    session: Session,
+    name: str,
+    password: str,
+    domain_id: str,
+    cost: int,
+    options: dict[str, Any] | None = None,
+) -> User:
     query = sa.select(User).where(User.name == name, User.domain_id == domain_id)
     user = session.scalars(query).first()
     if user is None:
-        return users.create_user(session, name, domain_id, password=password, cost=cost)
-    if not passwords.verify_password(password, user.password_hash):
+        user = users.create_user(session, name, domain_id, password=password, cost=cost)
+    elif not passwords.verify_password(password, user.password_hash):
         users.set_password(session, user, password, cost)
     user.enabled = True
+    if options:
+        user_options.update(user, options)
     return user
 
 
@@ -156,12 +166,15 @@ def ensure_project_user(
     password: str,
     role_name: str = "member",
     domain_id: str = resources.DEFAULT_DOMAIN_ID,
+    options: dict[str, Any] | None = None,
 ) -> BootstrapResult:
     """A project and a user holding ``role_name`` on it (the ``demo`` pair of `saphira up`)."""
     with backend.session() as session:
         domain = resources.get_domain(session, domain_id)
         project = _ensure_project(session, project_name, domain.id)
-        user = _ensure_user(session, username, password, domain.id, backend.password_hash_cost)
+        user = _ensure_user(
+            session, username, password, domain.id, backend.password_hash_cost, options
+        )
         role = _ensure_role(session, role_name)
         roles.grant(session, user.id, roles.Scope(roles.USER_PROJECT, project.id), role.id)
         if user.default_project_id is None:

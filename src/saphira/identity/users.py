@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db.identity.models import RoleAssignment, User
-from saphira.exception import NotFound, Unauthorized
+from saphira.exception import NotFound
 from saphira.identity import passwords, resources, revoke, store
 from saphira.identity.tokens import utcnow
 
@@ -68,20 +68,3 @@ def delete_user(session: Session, user: User) -> None:
     session.execute(sa.delete(RoleAssignment).where(RoleAssignment.actor_id == user.id))
     revoke.revoke_user(session, user.id)
     session.delete(user)
-
-
-def authenticate(session: Session, user: User | None, password: str, cost: int) -> User:
-    """The user if the password matches and user and domain are enabled; else 401.
-
-    An unknown user still costs one hash check, so timing does not tell a
-    caller which user names exist.
-    """
-    if user is None:
-        passwords.hash_password(password, cost)  # same work as a real check
-        raise Unauthorized(AUTH_FAILED)
-    ok = passwords.verify_password(password, user.password_hash)
-    if not ok or not user.enabled:
-        raise Unauthorized(AUTH_FAILED)
-    if not resources.get_domain(session, user.domain_id).enabled:
-        raise Unauthorized(AUTH_FAILED)
-    return user

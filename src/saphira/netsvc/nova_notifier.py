@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.orm import Session
 
+from saphira.common import tls
 from saphira.common.service_auth import PasswordToken, service_url
 from saphira.db.network.models import Port
 from saphira.exception import SaphiraError
@@ -68,6 +69,7 @@ class NovaNotifier:
             response = requests.post(
                 self.url, json={"events": events}, timeout=self.timeout,
                 headers={"X-Auth-Token": self.token()},
+                verify=tls.verify(),
             )  # fmt: skip
         except (requests.RequestException, SaphiraError) as error:
             LOG.warning("compute API not told of %s: %s", _tags(events), error)

@@ -15,6 +15,7 @@ from typing import Any
 import requests
 
 from saphira import exception
+from saphira.common import tls
 from saphira.placement.errors import ConcurrentUpdate
 
 TokenProvider = Callable[[], str]
@@ -86,6 +87,7 @@ class PlacementClient:
                 params=params or None,
                 headers=headers,
                 timeout=self.timeout,
+                verify=tls.verify(),
             )
         except requests.RequestException as error:
             raise exception.ServiceUnavailable(f"placement unreachable: {error}") from None

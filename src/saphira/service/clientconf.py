@@ -43,8 +43,8 @@ def read_passwords(path: str) -> dict[str, str]:
     return result
 
 
-def _cloud_entry(cloud: Cloud, auth_url: str, region: str) -> dict[str, Any]:
-    return {
+def _cloud_entry(cloud: Cloud, auth_url: str, region: str, cacert: str | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
         "auth": {
             "auth_url": auth_url,
             "username": cloud.username,
@@ -58,15 +58,20 @@ def _cloud_entry(cloud: Cloud, auth_url: str, region: str) -> dict[str, Any]:
         "identity_api_version": 3,
         "interface": "public",
     }
+    if cacert:
+        entry["cacert"] = cacert
+    return entry
 
 
-def write_clouds_yaml(path: str, clouds: list[Cloud], auth_url: str, region: str) -> None:
-    data = {"clouds": {c.name: _cloud_entry(c, auth_url, region) for c in clouds}}
+def write_clouds_yaml(
+    path: str, clouds: list[Cloud], auth_url: str, region: str, cacert: str | None = None
+) -> None:
+    data = {"clouds": {c.name: _cloud_entry(c, auth_url, region, cacert) for c in clouds}}
     header = "# Written by `saphira up` on every start; passwords are kept across starts.\n"
     write_private(path, header + yaml.safe_dump(data, default_flow_style=False, sort_keys=False))
 
 
-def openrc_text(cloud: Cloud, auth_url: str, region: str) -> str:
+def openrc_text(cloud: Cloud, auth_url: str, region: str, cacert: str | None = None) -> str:
     values = {
         "OS_AUTH_URL": auth_url,
         "OS_USERNAME": cloud.username,
@@ -78,17 +83,22 @@ def openrc_text(cloud: Cloud, auth_url: str, region: str) -> str:
         "OS_IDENTITY_API_VERSION": "3",
         "OS_INTERFACE": "public",
     }
+    if cacert:
+        values["OS_CACERT"] = cacert
     lines = [f"# source me: credentials of the {cloud.name} cloud (written by saphira up)"]
     lines += [f"export {key}={shlex.quote(value)}" for key, value in values.items()]
     return "\n".join(lines) + "\n"
 
 
-def write_client_files(state_dir: str, clouds: list[Cloud], auth_url: str, region: str) -> None:
-    """clouds.yaml plus one <name>-openrc per cloud, all 0600."""
-    write_clouds_yaml(os.path.join(state_dir, CLOUDS_NAME), clouds, auth_url, region)
+def write_client_files(
+    state_dir: str, clouds: list[Cloud], auth_url: str, region: str, cacert: str | None = None
+) -> None:
+    """clouds.yaml plus one <name>-openrc per cloud, all 0600; ``cacert`` when TLS is on."""
+    write_clouds_yaml(os.path.join(state_dir, CLOUDS_NAME), clouds, auth_url, region, cacert)
     for cloud in clouds:
         write_private(
-            os.path.join(state_dir, f"{cloud.name}-openrc"), openrc_text(cloud, auth_url, region)
+            os.path.join(state_dir, f"{cloud.name}-openrc"),
+            openrc_text(cloud, auth_url, region, cacert),
         )
 
 

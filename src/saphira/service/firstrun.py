@@ -13,6 +13,7 @@ import os
 
 from oslo_config import cfg
 
+from saphira.conf.ssl import ca_bundle
 from saphira.db import cells
 from saphira.db.identity import make_identity_engine
 from saphira.db.identity import sync as identity_sync
@@ -115,4 +116,6 @@ def prepare(conf: cfg.ConfigOpts) -> None:
     prepare_placement(conf)
     prepare_network(conf)
     clouds = prepare_identity(conf)
-    clientconf.write_client_files(conf.state_path, clouds, _identity_url(conf), conf.region_name)
+    clientconf.write_client_files(
+        conf.state_path, clouds, _identity_url(conf), conf.region_name, ca_bundle(conf)
+    )

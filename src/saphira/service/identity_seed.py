@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
-from saphira.identity import resources
+from saphira.identity import resources, user_options
 from saphira.identity.backend import IdentityBackend
 from saphira.identity.bootstrap import ServiceEndpoints, bootstrap, ensure_project_user
 from saphira.service.statedir import SERVICE_USERS
@@ -48,6 +48,9 @@ def _service_users(backend: IdentityBackend, conf: cfg.ConfigOpts) -> None:
             username=section.username,
             password=section.password,
             role_name="admin",
+            # Keystone's option: guessing a service user's password must not
+            # lock the services out (the per-source throttle still applies).
+            options={user_options.IGNORE_LOCKOUT: True},
         )
 
 

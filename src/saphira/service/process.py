@@ -21,6 +21,7 @@ from typing import Protocol
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.common.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
 from saphira.service import logs, registry
 from saphira.service.plane import ControlPlane
@@ -88,6 +89,7 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
     try:
         conf = load_conf(prog, argv)
         logs.setup(conf)
+        trust_own_endpoints(conf)
     except ConfigError as error:
         print(f"{prog}: configuration error: {error.message}", file=sys.stderr)
         return 2

@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from cheroot import wsgi
 from oslo_config import cfg
 
+from saphira.api.wsgi.front import FrontServer, limits_from_conf, tls_adapter
 from saphira.exception import ServiceError
 from saphira.service.registry import ServiceSpec, listen_port
 
@@ -34,7 +34,7 @@ SHUTDOWN_TIMEOUT = 2  # seconds a worker may take to finish its request on stop
 _ERRNO_TEXT = re.compile(r"\[Errno \d+\] ([^)\]]+)")
 
 
-class _Server(wsgi.Server):
+class _Server(FrontServer):
     """cheroot's server, logging through ``logging`` instead of raw stderr."""
 
     def error_log(self, msg: str = "", level: int = logging.INFO, traceback: bool = False) -> None:
@@ -119,7 +119,9 @@ class Runner:
             request_queue_size=LISTEN_BACKLOG,
             server_name=spec.catalog_type,
             shutdown_timeout=SHUTDOWN_TIMEOUT,
+            limits=limits_from_conf(self.conf),
         )
+        server.ssl_adapter = tls_adapter(self.conf)
         try:
             _probe(host, port)
             server.prepare()

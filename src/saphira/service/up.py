@@ -21,6 +21,7 @@ from typing import TextIO
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.common.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError
 from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image
 from saphira.service.plane import ALL, NETWORK, NETWORK_AGENTS, ControlPlane
@@ -101,6 +102,7 @@ def configure(
     written = firstrun.prepare_state_dir(conf)
     if written:
         conf = load()
+    trust_own_endpoints(conf)
     return conf, written
 
 

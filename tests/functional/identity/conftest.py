@@ -27,11 +27,14 @@ DEMO_PASSWORD = "demo-secret"
 SERVICES = ("identity", "compute", "image", "network", "placement")
 
 
-def make_conf(state_path: Path, **identity: Any) -> cfg.ConfigOpts:
+def make_conf(
+    state_path: Path, groups: dict[str, dict[str, Any]] | None = None, **identity: Any
+) -> cfg.ConfigOpts:
     return saphira.conf.load(
         overrides={
             "DEFAULT": {"state_path": str(state_path)},
             "identity": {"password_hash_cost": 4, **identity},
+            **(groups or {}),
         }
     )
 
@@ -96,8 +99,10 @@ def password_auth(
     return {"auth": auth}
 
 
-def start_identity(state_path: Path, **identity: Any) -> Identity:
-    conf = make_conf(state_path, **identity)
+def start_identity(
+    state_path: Path, groups: dict[str, dict[str, Any]] | None = None, **identity: Any
+) -> Identity:
+    conf = make_conf(state_path, groups, **identity)
     backend = IdentityBackend.from_conf(conf)
     sync(backend.engine)
     backend.keys.setup()

@@ -88,7 +88,7 @@ def test_fernet_setup_rotate_and_db_commands(
     assert _run(config, capsys, "identity_db", "version")[1].strip() == "None"
     assert _run(config, capsys, "identity_db", "sync")[0] == 0
     assert _run(config, capsys, "identity_db", "sync")[0] == 0
-    assert _run(config, capsys, "identity_db", "version")[1].strip() == "identity_0001"
+    assert _run(config, capsys, "identity_db", "version")[1].strip() == "identity_0002"
     assert _run(config, capsys, "bootstrap", "--bootstrap-password", "pw")[0] == 0
     client = Client(build_app(saphira.conf.load([f"--config-file={config}"])))
     issued = client.post("/v3/auth/tokens", json=password_auth("admin", "pw", "admin"))

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import copy
+import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from oslo_config import cfg
 
 import saphira.conf
 from saphira.api.identity import build_app
 from saphira.db import migration
 from saphira.db.identity import sync
-from saphira.db.identity.models import Base
+from saphira.db.identity.models import Base, User
 from saphira.identity.backend import IdentityBackend
 from saphira.identity.bootstrap import ServiceEndpoints, bootstrap
 from tests.wsgi import Client
@@ -104,3 +107,55 @@ def test_nul_bytes_are_4xx_not_500(backend: IdentityBackend, tmp_path: Path) -> 
     login = copy.deepcopy(AUTH)
     login["auth"]["identity"]["password"]["user"]["name"] = "ad\x00min"
     assert client.post("/v3/auth/tokens", json=login).status_code in (400, 401)
+
+
+def backend_conf(backend: IdentityBackend, tmp_path: Path) -> cfg.ConfigOpts:
+    return saphira.conf.load(
+        overrides={
+            "DEFAULT": {"state_path": str(tmp_path)},
+            "identity_database": {"connection": backend.engine.url.render_as_string(False)},
+        }
+    )
+
+
+def test_lockout_counts_and_expires_on_the_server(backend: IdentityBackend, tmp_path: Path) -> None:
+    sync(backend.engine)
+    bootstrap(backend, password="pw")
+    client = Client(build_app(backend_conf(backend, tmp_path), backend))
+    wrong = copy.deepcopy(AUTH)
+    wrong["auth"]["identity"]["password"]["user"]["password"] = "nope"
+    for n in range(10):  # each from its own address: only the per-user count grows
+        answer = client.post(
+            "/v3/auth/tokens", json=wrong, environ_overrides={"REMOTE_ADDR": f"10.1.0.{n}"}
+        )
+        assert answer.status_code == 401
+    locked = client.post(
+        "/v3/auth/tokens", json=AUTH, environ_overrides={"REMOTE_ADDR": "10.1.1.1"}
+    )
+    assert locked.status_code == 401 and "locked" in locked.json["error"]["message"]
+    with backend.session() as session:
+        user = session.scalars(sa.select(User).where(User.name == "admin")).one()
+        assert user.failed_auth_count == 10
+        past = dt.datetime.now(dt.UTC).replace(tzinfo=None) - dt.timedelta(seconds=61)
+        user.failed_auth_at = past
+    # The lock ran out: a new failure starts the count again, a success clears it.
+    again = client.post(
+        "/v3/auth/tokens", json=wrong, environ_overrides={"REMOTE_ADDR": "10.1.2.1"}
+    )
+    assert again.status_code == 401 and "locked" not in again.json["error"]["message"]
+    with backend.session() as session:
+        assert (
+            session.scalars(sa.select(User.failed_auth_count).where(User.name == "admin")).one()
+            == 1
+        )
+    assert (
+        client.post(
+            "/v3/auth/tokens", json=AUTH, environ_overrides={"REMOTE_ADDR": "10.1.2.2"}
+        ).status_code
+        == 201
+    )
+    with backend.session() as session:
+        assert (
+            session.scalars(sa.select(User.failed_auth_count).where(User.name == "admin")).one()
+            is None
+        )

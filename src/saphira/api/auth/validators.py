@@ -10,6 +10,7 @@ import requests
 from oslo_config import cfg
 
 from saphira.api.auth.middleware import ValidatedToken
+from saphira.common import tls
 from saphira.context import RequestContext
 from saphira.exception import ConfigError, ServiceUnavailable, Unauthorized
 from saphira.identity.backend import IdentityBackend
@@ -102,7 +103,9 @@ class RemoteValidator:
 
     def _request(self, method: str, **kwargs: Any) -> requests.Response:
         try:
-            return self.http.request(method, self.url, timeout=TIMEOUT, **kwargs)
+            return self.http.request(
+                method, self.url, timeout=TIMEOUT, verify=tls.verify(), **kwargs
+            )
         except requests.RequestException as error:
             raise ServiceUnavailable(f"Identity service unreachable: {error}") from None
 

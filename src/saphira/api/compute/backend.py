@@ -15,7 +15,9 @@ from typing import Any, Protocol
 import requests
 from oslo_config import cfg
 
+from saphira.common import tls
 from saphira.conf import endpoints
+from saphira.conf.ssl import scheme
 from saphira.context import RequestContext
 from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
@@ -108,7 +110,10 @@ class HttpImages:
 
     def get(self, token: str, image_id: str) -> dict[str, Any]:
         response = requests.get(
-            f"{self.base}/v2/images/{image_id}", headers={"X-Auth-Token": token}, timeout=30
+            f"{self.base}/v2/images/{image_id}",
+            headers={"X-Auth-Token": token},
+            timeout=30,
+            verify=tls.verify(),
         )
         if response.status_code == 404:
             raise BadRequest(f"Image {image_id} could not be found.")
@@ -118,7 +123,11 @@ class HttpImages:
 
     def create(self, token: str, body: dict[str, Any]) -> dict[str, Any]:
         response = requests.post(
-            f"{self.base}/v2/images", json=body, headers={"X-Auth-Token": token}, timeout=30
+            f"{self.base}/v2/images",
+            json=body,
+            headers={"X-Auth-Token": token},
+            timeout=30,
+            verify=tls.verify(),
         )
         if response.status_code >= 400:
             raise NotFound(f"Image service refused the snapshot: {response.text[:200]}")
@@ -128,4 +137,4 @@ class HttpImages:
 
 def _local_image_url(conf: cfg.ConfigOpts) -> str:
     endpoint = endpoints.by_type("image")
-    return f"http://127.0.0.1:{endpoints.listen_port(conf, endpoint)}"
+    return f"{scheme(conf)}://127.0.0.1:{endpoints.listen_port(conf, endpoint)}"

@@ -14,6 +14,7 @@ from werkzeug.routing import Rule
 from saphira.api.identity import assignments, catalog, projects, roles, tokens, users, versions
 from saphira.api.identity.app import IdentityApp
 from saphira.api.wsgi import RequestIdMiddleware
+from saphira.conf.ssl import scheme
 from saphira.identity.backend import IdentityBackend
 from saphira.policy import Enforcer
 
@@ -26,7 +27,7 @@ def public_url(conf: cfg.ConfigOpts) -> str:
     configured: str | None = conf.keystone_authtoken.www_authenticate_uri
     if configured:
         return configured.rstrip("/")
-    return f"http://{conf.my_ip}:{conf.identity.port + conf.port_offset}"
+    return f"{scheme(conf)}://{conf.my_ip}:{conf.identity.port + conf.port_offset}"
 
 
 def routes() -> list[Rule]:

@@ -44,6 +44,11 @@ class Call:
         return {"self": self.request.url, "previous": None, "next": None}
 
     @property
+    def source(self) -> str:
+        """The client's address, as the failed-login throttle counts it."""
+        return self.request.remote_addr or "unknown"
+
+    @property
     def context(self) -> RequestContext:
         if self.caller is None:
             raise exception.Unauthorized()
@@ -130,4 +135,6 @@ class IdentityApp(Application):
         response = super().fault(error)
         if error.code == 401:
             response.headers["WWW-Authenticate"] = f'Keystone uri="{self.www_authenticate}"'
+        if "retry_after" in error.kwargs:
+            response.headers["Retry-After"] = str(error.kwargs["retry_after"])
         return response

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from saphira.identity import user_options
+
 _ID = {"type": "string", "minLength": 1, "maxLength": 64}
 _NAME = {"type": "string", "minLength": 1, "maxLength": 255}
 _BOOL = {"type": "boolean"}
@@ -103,6 +105,7 @@ _USER_PROPS = {
     "password": {"type": ["string", "null"], "maxLength": 4096},
     "description": _TEXT,
     "email": _TEXT,
+    "options": user_options.SCHEMA,
 }
 USER_CREATE = wrapped("user", _obj(_USER_PROPS, ["name"], extra=True))
 USER_UPDATE = wrapped("user", _obj(_USER_PROPS, extra=True))

@@ -13,7 +13,7 @@ from saphira.api.identity.app import Call, route
 from saphira.api.wsgi import json_response
 from saphira.db.identity.models import Domain, Project, RoleAssignment, User
 from saphira.exception import NotFound, SaphiraError, Unauthorized, ValidationError
-from saphira.identity import catalog, resources, roles, users
+from saphira.identity import catalog, login, resources, roles, users
 from saphira.identity import revoke as revocation
 from saphira.identity.auth import TokenData
 from saphira.identity.roles import Scope
@@ -43,7 +43,7 @@ def _password_user(call: Call, identity: dict[str, Any]) -> User:
             raise ValidationError("Expecting to find id or name in user.")
     except NotFound:
         user = None
-    return users.authenticate(call.session, user, ref["password"], call.backend.password_hash_cost)
+    return login.check_password(call.backend, call.session, user, ref["password"], call.source)
 
 
 def _scope(call: Call, scope: Any, user: User) -> Scope | None:

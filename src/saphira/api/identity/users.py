@@ -12,8 +12,7 @@ from saphira.api.identity import schemas, views
 from saphira.api.identity.app import Call, route
 from saphira.api.wsgi import json_response
 from saphira.db.identity.models import Project, RoleAssignment
-from saphira.exception import Unauthorized
-from saphira.identity import passwords, revoke, roles, store, users
+from saphira.identity import lockout, login, revoke, roles, store, user_options, users
 
 _COLUMNS = ("name", "enabled", "default_project_id")
 _IGNORED = ("password", "domain_id", "id", "links", "options", "password_expires_at")
@@ -52,6 +51,8 @@ def create_user(call: Call) -> Response:
         extra=store.dump_extra(extra),
         **fields,
     )
+    if body.get("options"):
+        user_options.update(user, body["options"])
     return json_response({"user": views.user(call.base, user)}, status=201)
 
 
@@ -67,10 +68,14 @@ def update_user(call: Call, user_id: str) -> Response:
     user = users.get_user(call.session, user_id)
     fields, extra = _fields(body)
     store.apply_update(user, fields, extra)
+    if "options" in body:
+        user_options.update(user, body["options"] or {})
     if "password" in body:
         users.set_password(call.session, user, body["password"], call.backend.password_hash_cost)
     if body.get("enabled") is False:
         revoke.revoke_user(call.session, user.id)
+    if body.get("enabled") is True:
+        lockout.reset(call.session, user.id)  # Keystone: enabling a user unlocks it
     store.flush(call.session, "user")
     return json_response({"user": views.user(call.base, user)})
 
@@ -85,8 +90,7 @@ def change_password(call: Call, user_id: str) -> Response:
     call.enforce("identity:change_password", {"target.user.id": user_id})
     body = call.body(schemas.PASSWORD_CHANGE)["user"]
     user = users.get_user(call.session, user_id)
-    if not passwords.verify_password(body["original_password"], user.password_hash):
-        raise Unauthorized()
+    login.check_password(call.backend, call.session, user, body["original_password"], call.source)
     users.set_password(call.session, user, body["password"], call.backend.password_hash_cost)
     return Response(status=204)
 

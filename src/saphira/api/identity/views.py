@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from saphira.db.identity.models import Domain, Endpoint, Project, Region, Role, Service, User
-from saphira.identity import store
+from saphira.identity import store, user_options
 from saphira.identity.auth import Ref, ScopedRef, TokenData
 
 Body = dict[str, Any]
@@ -58,7 +58,7 @@ def user(base: str, row: User) -> Body:
         "domain_id": row.domain_id,
         "enabled": row.enabled,
         "password_expires_at": None,
-        "options": {},
+        "options": user_options.of(row),
         "links": _links(base, f"users/{row.id}"),
     }
     if row.default_project_id:

@@ -57,6 +57,9 @@ class User(Base):
     enabled: Mapped[bool] = mapped_column(default=True)
     extra: Mapped[str | None] = mapped_column(sa.Text)
     created_at: Mapped[dt.datetime] = mapped_column(Timestamp)
+    # Keystone's lockout bookkeeping ([security_compliance] lockout_*).
+    failed_auth_count: Mapped[int | None] = mapped_column(sa.Integer)
+    failed_auth_at: Mapped[dt.datetime | None] = mapped_column(Timestamp)
 
 
 class Role(Base):
