@@ -27,7 +27,7 @@ from pathlib import Path
 
 from saphira.exception import SaphiraError
 from saphira.privsep import ovs
-from saphira.privsep.runner import PrivsepError
+from saphira.privsep.errors import PrivsepError
 
 LOG = logging.getLogger(__name__)
 UNIT_DIRS = (
@@ -35,7 +35,7 @@ UNIT_DIRS = (
     Path("/lib/systemd/system"),
     Path("/usr/lib/systemd/system"),
 )
-UNITS = ("openvswitch-switch.service", "openvswitch.service")  # Debian/Ubuntu, then Red Hat
+UNITS = ovs.UNITS
 POLL = 0.1
 
 
