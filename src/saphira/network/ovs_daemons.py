@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from saphira.exception import SaphiraError
+from saphira.privsep import context as privileged
 from saphira.privsep import ovs
 from saphira.privsep.errors import PrivsepError
 
@@ -157,8 +157,9 @@ def ensure_running(
     if version is not None:
         report.version = version
         return report
-    if os.geteuid() != 0:
-        raise OvsDaemonError(detail=f"{why}; starting it needs root")
+    cannot = privileged.unavailable_reason()
+    if cannot is not None:
+        raise OvsDaemonError(detail=f"{why}; starting it needs root: {cannot}")
     try:
         if paths.systemd():
             ovs.systemctl_start(paths.unit())

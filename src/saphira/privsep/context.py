@@ -9,8 +9,9 @@ its arguments (``privsep.validate``) and only then runs its fixed command.
 
 The helper is started on first use by exec, not fork: forking a process that
 already runs threads (every Saphira service does) may copy a held lock.
-``helper_command`` runs ``python -I -m saphira.privsep.helper`` directly when
-the caller is root (the all-in-one, tests) and through ``sudo -n`` otherwise;
+``helper_command`` runs ``python -m saphira.privsep.helper`` directly when
+the caller is root (``saphira up`` before it drops to its user, tests) and
+``sudo -n python -I -m saphira.privsep.helper`` otherwise (etc/sudoers.d);
 the helper accepts exactly that command line (``helper.check_arguments``).
 """
 
@@ -56,12 +57,19 @@ CAPABILITIES = (
 THREAD_POOL_SIZE = 16
 
 
+def helper_argv(sockpath: str, *, root: bool) -> list[str]:
+    """The helper's fixed command line (the sudoers rule names it, but for the socket)."""
+    if root:  # root to root: the same interpreter, flags and environment
+        command = [sys.executable, *(["-S"] if sys.flags.no_site else [])]
+    else:  # -I: neither the caller's directory nor its environment reaches root
+        command = ["sudo", "-n", sys.executable, "-I"]
+    return [*command, "-m", "saphira.privsep.helper",
+            "--privsep_context", CONTEXT, "--privsep_sock_path", sockpath]  # fmt: skip
+
+
 class _Context(priv_context.PrivContext):
     def helper_command(self, sockpath: str) -> list[str]:
-        """The helper's fixed command line (a sudoers rule can name it exactly)."""
-        prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-        module = [sys.executable, "-I", "-m", "saphira.privsep.helper"]  # -I: no cwd, no env
-        return [*prefix, *module, "--privsep_context", CONTEXT, "--privsep_sock_path", sockpath]
+        return helper_argv(sockpath, root=os.geteuid() == 0)
 
     def start(self, method: priv_context.Method = priv_context.Method.ROOTWRAP) -> None:
         with warnings.catch_warnings():
@@ -94,6 +102,18 @@ def ensure_started() -> None:
     with _lock:
         if default.client_mode and default.channel is None:
             default.start()
+
+
+def unavailable_reason() -> str | None:
+    """Why entry points cannot run here (None: the helper runs or has just started).
+
+    Root starts the helper itself; another user needs the sudoers rule for it.
+    """
+    try:
+        ensure_started()
+    except (OSError, daemon.FailedToDropPrivileges) as error:
+        return f"the privileged helper cannot start ({error}): run as root or allow it in sudoers"
+    return None
 
 
 @entrypoint

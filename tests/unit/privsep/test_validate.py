@@ -165,6 +165,8 @@ def test_the_helper_main_accepts_only_its_own_command_line(args: list[str]) -> N
 
 
 def test_the_command_line_the_services_write_is_accepted() -> None:
-    command = context.default.helper_command("/tmp/tmpab_12cd/privsep.sock")
-    assert command[1:4] == ["-I", "-m", "saphira.privsep.helper"]
-    helper.check_arguments(command[4:])
+    for root in (True, False):
+        command = context.helper_argv("/tmp/tmpab_12cd/privsep.sock", root=root)
+        start = command.index("saphira.privsep.helper")
+        assert command[start - 1] == "-m"
+        helper.check_arguments(command[start + 1 :])
