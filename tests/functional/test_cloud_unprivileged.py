@@ -3,13 +3,9 @@ helper runs as that user, and the cloud (agents included) still works."""
 
 from __future__ import annotations
 
-import os
 import pwd
 import random
 import secrets
-import stat
-import sys
-import sysconfig
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,26 +19,10 @@ from saphira.privsep.runner import run
 from tests.functional.cloud import Cloud, start_cloud
 from tests.polling import wait_for
 from tests.scratch import traversable_dir
+from tests.unprivileged import USER, reachable_python
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("ovs")]
-USER = "saphira"
 MARK = "SAPHIRA_TEST_PROCESS_MARK"  # inherited by every process the cloud starts
-
-
-def reachable_python() -> tuple[list[str], str | None]:
-    """An interpreter the service user can run, and the PYTHONPATH it needs (None: none).
-
-    The test venv's interpreter may live where only root can go (a pyenv
-    under /root); the system python3 of the same version then runs the same
-    code from the venv's site-packages (``-S``: without the system's own).
-    """
-    if all(os.stat(p).st_mode & stat.S_IXOTH for p in Path(sys.executable).resolve().parents):
-        return [sys.executable], None
-    system = Path(f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}")
-    if not system.exists():
-        pytest.fail(f"{sys.executable} is not reachable by other users, and there is no {system}")
-    source = Path(__file__).resolve().parents[2] / "src"
-    return [str(system), "-S"], f"{source}:{sysconfig.get_paths()['purelib']}"
 
 
 @dataclass
@@ -90,8 +70,11 @@ def marked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, st
         if pythonpath:
             env.setenv("PYTHONPATH", pythonpath)
         args = ["--provider-network", "--config-file", str(conf), "--user", USER]
-        running = start_cloud(str(root), args, factory=lambda *a: UnprivilegedCloud(
-            *a, interpreter=tuple(interpreter)))  # fmt: skip
+
+        def factory(state: Path, offset: int, extra: list[str]) -> Cloud:
+            return UnprivilegedCloud(state, offset, extra, interpreter=tuple(interpreter))
+
+        running = start_cloud(str(root), args, factory=factory)
         try:
             yield running, mark
             assert running.stop() == 0, running.log()
