@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)
     if args.user:
         try:
-            unprivileged.become(args.user, conf.state_path)
+            unprivileged.become(args.user, conf)
         except SaphiraError as error:
             print(f"saphira up: error: {error.message}", file=sys.stderr)
             return 1

@@ -3,8 +3,9 @@
 Before any service thread starts, ``become`` makes sure the system user
 exists (``useradd --system``, in the groups that open ``qemu:///system`` and
 ``/dev/kvm``), hands it the state directory, starts the privileged helper
-(``saphira.privsep.context``, still as root) and then drops the process to
-that user for good: supplementary groups, gid, uid, all three ids of each.
+(``saphira.privsep.context``) and libvirt's daemons (``root_work``, still as
+root) and then drops the process to that user for good: supplementary
+groups, gid, uid, all three ids of each.
 Open vSwitch, nftables, namespaces and dnsmasq are the helper's work from
 then on; the services never regain root.
 """
@@ -18,8 +19,13 @@ import pwd
 import subprocess
 from dataclasses import dataclass
 
+from oslo_config import cfg
+
 from saphira.exception import SaphiraError
 from saphira.privsep import context as privileged
+from saphira.virt import loader
+from saphira.virt.libvirt import daemons
+from saphira.virt.libvirt.machine import DaemonError
 
 LOG = logging.getLogger(__name__)
 GROUPS = ("libvirt", "kvm")  # qemu:///system's socket, /dev/kvm (where the host has them)
@@ -89,15 +95,38 @@ def drop(account: Account, home: str) -> None:
     os.environ.update(USER=account.name, LOGNAME=account.name, HOME=home)
 
 
-def become(name: str, state_path: str) -> Account:
-    """As root: user, state directory, privileged helper, then the drop."""
+def root_work(conf: cfg.ConfigOpts, user: str) -> None:
+    """What must happen while still root: the helper starts, libvirt's daemons run.
+
+    The helper keeps only network capabilities, too few to start libvirtd,
+    so a libvirt host's daemons are started here (where systemd does not
+    already run them) and ``compute_driver`` is decided once, as root.
+    """
+    why = privileged.unavailable_reason()
+    if why is not None:
+        raise DropError(user=user, detail=why)
+    name = str(conf.compute_driver)
+    if name == loader.FAKE:
+        return
+    if name == loader.AUTO:
+        name, reason = loader.resolve_driver_name(conf)
+        LOG.info("compute driver: %s (%s), decided before dropping root", name, reason)
+        conf.set_override("compute_driver", name)
+    elif name == loader.LIBVIRT:
+        try:
+            daemons.ensure_running(conf.libvirt.connection_uri or daemons.DEFAULT_URI)
+        except DaemonError as error:
+            LOG.warning("libvirt's daemons: %s", error.message)
+
+
+def become(name: str, conf: cfg.ConfigOpts) -> Account:
+    """As root: user, state directory, root's own work, then the drop."""
     if os.geteuid() != 0:
         raise DropError(user=name, detail="only root can change to another user")
+    state_path = str(conf.state_path)
     account = ensure_user(name)
     hand_over(state_path, account)
-    why = privileged.unavailable_reason()  # starts the helper while still root
-    if why is not None:
-        raise DropError(user=name, detail=why)
+    root_work(conf, name)
     drop(account, home=state_path)  # caches (~/.cache) then live in the state directory
     LOG.info("running as %s (uid %d); the privileged helper stays root", name, account.uid)
     return account
