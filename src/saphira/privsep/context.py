@@ -31,6 +31,8 @@ with warnings.catch_warnings():
     from oslo_privsep import capabilities as caps
     from oslo_privsep import daemon, priv_context
 
+from saphira.privsep.errors import PrivsepError
+
 P = ParamSpec("P")
 R = TypeVar("R")
 CONTEXT = "saphira.privsep.context.default"
@@ -72,10 +74,15 @@ class _Context(priv_context.PrivContext):
         return helper_argv(sockpath, root=os.geteuid() == 0)
 
     def start(self, method: priv_context.Method = priv_context.Method.ROOTWRAP) -> None:
+        """A helper that cannot start is a PrivsepError, as any failed root operation."""
         with warnings.catch_warnings():
             # oslo.privsep lets the write end of the helper's stderr pipe go unclosed.
             warnings.simplefilter("ignore", ResourceWarning)
-            super().start(method)
+            try:
+                super().start(method)
+            except (OSError, daemon.FailedToDropPrivileges) as error:
+                detail = f"{error}: run as root, or allow it in sudoers (etc/sudoers.d/saphira)"
+                raise PrivsepError(command="privileged helper", status="-", detail=detail) from None
 
 
 default = _Context(
@@ -111,8 +118,8 @@ def unavailable_reason() -> str | None:
     """
     try:
         ensure_started()
-    except (OSError, daemon.FailedToDropPrivileges) as error:
-        return f"the privileged helper cannot start ({error}): run as root or allow it in sudoers"
+    except PrivsepError as error:
+        return error.message
     return None
 
 

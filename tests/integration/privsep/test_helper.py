@@ -4,6 +4,7 @@ with only its capabilities, which runs its entry points and refuses anything els
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 from saphira.privsep import context, dnsmasq, links, netns, nft, ovs, ovs_watch
 from saphira.privsep.validate import InvalidArgument
 from tests.polling import wait_for
+from tests.unprivileged import account, reachable_python
 
 pytestmark = [pytest.mark.integration]
 
@@ -101,3 +103,22 @@ def test_the_refusal_holds_when_the_entry_point_is_called_by_name() -> None:
     """A caller skipping the module's wrapper meets the same checks in the helper."""
     with pytest.raises(InvalidArgument):
         remote("saphira.privsep.netns.create", "x; rm -rf /")
+
+
+def test_a_service_user_without_the_sudoers_rule_gets_a_clear_error() -> None:
+    """Not root, no rule: ``sudo -n`` refuses, and the entry point fails as a PrivsepError."""
+    user = account()
+    interpreter, pythonpath = reachable_python()
+    code = (
+        "from saphira.privsep import netns\n"
+        "from saphira.privsep.errors import PrivsepError\n"
+        "try:\n    netns.names()\nexcept PrivsepError as error:\n    print('refused:', error)\n"
+    )
+    env = {"PATH": os.environ["PATH"], **({"PYTHONPATH": pythonpath} if pythonpath else {})}
+    done = subprocess.run(
+        [*interpreter, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd="/",
+        user=user.uid, group=user.gid, extra_groups=list(user.groups),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("refused: privileged helper failed"), done.stdout + done.stderr
+    assert "sudoers" in done.stdout
