@@ -13,6 +13,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -140,12 +141,16 @@ class Cloud:
 START_ATTEMPTS = 3
 
 
-def start_cloud(cloud_factory_dir: str, extra_args: list[str] | None = None) -> Cloud:
+def start_cloud(
+    cloud_factory_dir: str,
+    extra_args: list[str] | None = None,
+    factory: Callable[[Path, int, list[str]], Cloud] = Cloud,
+) -> Cloud:
     """Start on a free offset; another offset if a port was taken meanwhile."""
     error: RuntimeError | None = None
     for attempt in range(START_ATTEMPTS):
         state = Path(cloud_factory_dir) / f"state{attempt}"
-        cloud = Cloud(state, free_offset(), list(extra_args or []))
+        cloud = factory(state, free_offset(), list(extra_args or []))
         try:
             cloud.start()
             return cloud

@@ -35,14 +35,26 @@ class ManagedProcess:
     _ready: threading.Event = field(default_factory=threading.Event)
     _reader: threading.Thread | None = None
 
-    def launch(self, args: list[str]) -> None:
-        """Start and wait for the readiness line; raise with the log if it never comes."""
+    def launch(
+        self,
+        args: list[str],
+        *,
+        env: dict[str, str] | None = None,
+        ids: tuple[int, int, list[int]] | None = None,
+    ) -> None:
+        """Start and wait for the readiness line; raise with the log if it never comes.
+
+        ``env`` adds to the environment; ``ids`` (uid, gid, groups) runs the
+        child as another user, as systemd's User= would.
+        """
         self._ready.clear()
         self.stdout_lines = []
+        uid, gid, groups = ids if ids is not None else (None, None, None)
         with open(self.log_path, "a", encoding="utf-8") as log:  # the child keeps its copy
             self.proc = subprocess.Popen(
-                args, stdout=subprocess.PIPE, stderr=log, text=True, env=clean_env()
-            )
+                args, stdout=subprocess.PIPE, stderr=log, text=True,
+                env=clean_env(**(env or {})), user=uid, group=gid, extra_groups=groups,
+            )  # fmt: skip
         self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
         self._reader.start()
         deadline = time.monotonic() + self.ready_timeout

@@ -1,16 +1,22 @@
-"""The systemd units we ship start our installed entry points after libvirt."""
+"""The systemd units we ship start our installed entry points after libvirt, as the
+saphira user and hardened; the sudoers rule names the privileged helper alone."""
 
 from __future__ import annotations
 
 import configparser
+import os
 import shlex
+import shutil
+import subprocess
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
+from oslo_privsep import capabilities as caps
 
 from saphira.cmd import up as cmd_up
+from saphira.privsep import context
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = {
@@ -54,7 +60,7 @@ def test_units_come_after_both_libvirt_layouts(name: str) -> None:
 
 def test_saphira_unit_arguments_are_what_saphira_up_accepts() -> None:
     args = cmd_up._parser().parse_args(_exec_start("saphira.service")[1:])
-    assert (args.command, args.state_dir) == ("up", "/var/lib/saphira")
+    assert (args.command, args.state_dir, args.user) == ("up", "/var/lib/saphira", "saphira")
 
 
 def test_compute_unit_reads_one_config_file() -> None:
@@ -62,3 +68,57 @@ def test_compute_unit_reads_one_config_file() -> None:
         "--config-file",
         "/etc/saphira/saphira.conf",
     ]
+
+
+@pytest.mark.parametrize("name", UNITS)
+def test_no_unit_gains_privileges_or_keeps_more_than_the_helper_needs(name: str) -> None:
+    service = _unit(name)["Service"]
+    assert service["NoNewPrivileges"] == "yes"
+    assert service["UMask"] == "0077"
+    kept = set(service["CapabilityBoundingSet"].split())
+    helper = {caps.CAPS_BYVALUE[cap] for cap in context.CAPABILITIES}
+    assert kept <= helper | {"CAP_CHOWN", "CAP_FOWNER", "CAP_SETPCAP", "CAP_AUDIT_WRITE"}
+
+
+def test_the_all_in_one_bounding_set_leaves_the_helper_its_capabilities() -> None:
+    kept = set(_unit("saphira.service")["Service"]["CapabilityBoundingSet"].split())
+    assert {caps.CAPS_BYVALUE[cap] for cap in context.CAPABILITIES} <= kept
+
+
+def test_the_all_in_one_keeps_the_hosts_mount_namespace() -> None:
+    """The helper's ``ip netns add`` must mount under the host's /run/netns."""
+    service = _unit("saphira.service")["Service"]
+    for key in ("PrivateTmp", "ProtectSystem", "ProtectHome", "PrivateDevices", "ReadOnlyPaths"):
+        assert key not in service
+
+
+def test_compute_runs_as_saphira_in_a_tight_sandbox() -> None:
+    service = _unit("saphira-compute.service")["Service"]
+    assert (service["User"], service["Group"]) == ("saphira", "saphira")
+    assert set(service["SupplementaryGroups"].split()) == {"libvirt", "kvm"}
+    assert service["CapabilityBoundingSet"] == ""
+    assert service["ProtectSystem"] == "strict"
+    assert (service["StateDirectory"], service["StateDirectoryMode"]) == ("saphira", "0711")
+    for key in ("PrivateTmp", "ProtectHome", "RestrictSUIDSGID", "RestrictNamespaces"):
+        assert service[key] == "yes"
+
+
+SUDOERS = ROOT / "etc" / "sudoers.d" / "saphira"
+
+
+def test_the_sudoers_rule_passes_visudo() -> None:
+    visudo = shutil.which("visudo") or "/usr/sbin/visudo"
+    if not os.path.exists(visudo):
+        pytest.fail("visudo is not installed (tools/dev setup installs sudo)")
+    result = subprocess.run([visudo, "-c", "-f", str(SUDOERS)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_sudoers_rule_names_only_the_helper_the_services_run() -> None:
+    rules = [line for line in SUDOERS.read_text().splitlines() if line.startswith("saphira ")]
+    assert len(rules) == 1
+    who, command = rules[0].split(" NOPASSWD: ")
+    assert who == "saphira ALL = (root)"
+    wanted = context.helper_argv("/*", root=False)
+    assert wanted[:2] == ["sudo", "-n"]
+    assert shlex.split(command) == ["/usr/bin/python3", *wanted[3:]]

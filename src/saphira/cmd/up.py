@@ -7,8 +7,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from saphira.exception import ConfigError
-from saphira.service import logs
+from saphira.exception import ConfigError, SaphiraError
+from saphira.service import logs, unprivileged
 from saphira.service import up as service_up
 
 
@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
         "of its own ([provider], [ovs] bridge_mappings), where Open vSwitch and root allow "
         "(default: yes)",
     )
+    up.add_argument(
+        "--user",
+        metavar="NAME",
+        help="started as root: run everything but the privileged helper as this system user, "
+        "created if missing (e.g. saphira); the state directory becomes its own",
+    )
     return parser
 
 
@@ -82,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if written:
         print(f"saphira up: first start: wrote {written}", flush=True)
     os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)
+    if args.user:
+        try:
+            unprivileged.become(args.user, conf)
+        except SaphiraError as error:
+            print(f"saphira up: error: {error.message}", file=sys.stderr)
+            return 1
     extras = service_up.Extras(args.test_image, args.provider_network)
     return service_up.serve(conf, extras=extras)
 

@@ -17,6 +17,7 @@ from saphira.image.formats import UnsafeImage, qemu_name
 
 TIMEOUT = 60
 MEMORY_LIMIT = 1024 * 1024 * 1024  # what nova's qemu-img calls allow as well
+CPU_LIMIT = 30  # seconds of CPU time, as Glance's and Nova's qemu-img info calls
 
 
 class QemuImgError(RuntimeError):
@@ -30,9 +31,14 @@ class Info:
 
 
 def _command(qemu_img: str) -> list[str]:
-    """qemu-img under an address-space limit, via prlimit (no preexec_fn fork hooks)."""
+    """qemu-img under address-space and CPU-time limits, via prlimit (no preexec_fn fork hooks).
+
+    A crafted image cannot make qemu-img eat the host's memory or spin for
+    ever; the wall-clock TIMEOUT also covers a qemu-img that sleeps.
+    """
     prlimit = shutil.which("prlimit")
-    return [prlimit, f"--as={MEMORY_LIMIT}", "--", qemu_img] if prlimit else [qemu_img]
+    limits = [f"--as={MEMORY_LIMIT}", f"--cpu={CPU_LIMIT}"]
+    return [prlimit, *limits, "--", qemu_img] if prlimit else [qemu_img]
 
 
 def run_info(path: str, disk_format: str, qemu_img: str = "qemu-img") -> dict[str, Any]:

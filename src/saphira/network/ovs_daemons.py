@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -26,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from saphira.exception import SaphiraError
+from saphira.privsep import context as privileged
 from saphira.privsep import ovs
-from saphira.privsep.runner import PrivsepError
+from saphira.privsep.errors import PrivsepError
 
 LOG = logging.getLogger(__name__)
 UNIT_DIRS = (
@@ -35,7 +35,7 @@ UNIT_DIRS = (
     Path("/lib/systemd/system"),
     Path("/usr/lib/systemd/system"),
 )
-UNITS = ("openvswitch-switch.service", "openvswitch.service")  # Debian/Ubuntu, then Red Hat
+UNITS = ovs.UNITS
 POLL = 0.1
 
 
@@ -157,8 +157,9 @@ def ensure_running(
     if version is not None:
         report.version = version
         return report
-    if os.geteuid() != 0:
-        raise OvsDaemonError(detail=f"{why}; starting it needs root")
+    cannot = privileged.unavailable_reason()
+    if cannot is not None:
+        raise OvsDaemonError(detail=f"{why}; starting it needs root: {cannot}")
     try:
         if paths.systemd():
             ovs.systemctl_start(paths.unit())

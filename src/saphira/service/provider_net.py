@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 
 from oslo_config import cfg
 
@@ -24,6 +23,7 @@ from saphira.network.l2.mappings import host_bridge_mappings, mechanism
 from saphira.network.l2.ovs_bridge import ensure_bridge
 from saphira.network.ovs_daemons import ensure_running
 from saphira.privsep import bridge as linux_bridges
+from saphira.privsep import context as privileged
 from saphira.privsep import links
 from saphira.service.tiny_image import admin_project
 
@@ -32,8 +32,9 @@ LOG = logging.getLogger(__name__)
 
 def unavailable_reason(conf: cfg.ConfigOpts) -> str | None:
     """Why this host cannot wire guests itself, or None when it can."""
-    if os.geteuid() != 0:
-        return "the network agents need root"
+    why = privileged.unavailable_reason()
+    if why is not None:
+        return f"the network agents need root: {why}"
     if mechanism(conf) is None:
         return "Open vSwitch is not installed and [ml2] mechanism_drivers leaves out linuxbridge"
     return None

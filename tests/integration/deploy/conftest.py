@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from tests.environment import server_url
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.up.test_up_on_servers import databases
+from tests.scratch import traversable_dir
 
 __all__ = ["databases", "deployment", "rabbit_vhost"]
 CTL = "rabbitmqctl"
@@ -45,18 +45,21 @@ def rabbit_vhost() -> Iterator[str]:
 
 
 @pytest.fixture
-def deployment(
-    databases: dict[str, str], rabbit_vhost: str, tmp_path: Path
-) -> Iterator[Callable[..., Deployment]]:
-    """A factory: ``deployment(extra_conf)`` prepared (not started); stopped afterwards."""
+def deployment(databases: dict[str, str], rabbit_vhost: str) -> Iterator[Callable[..., Deployment]]:
+    """A factory: ``deployment(extra_conf)`` prepared (not started); stopped afterwards.
+
+    Its directory is one the saphira user can pass through (pytest's are 0700).
+    """
     made: list[Deployment] = []
 
-    def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
-        found = Deployment(tmp_path, databases, rabbit_vhost, dict(extra or {}))
-        made.append(found)
-        found.prepare()
-        return found
+    with traversable_dir("saphira-deploy-") as root:
 
-    yield make
-    for found in made:
-        found.stop_all()
+        def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
+            found = Deployment(root, databases, rabbit_vhost, dict(extra or {}))
+            made.append(found)
+            found.prepare()
+            return found
+
+        yield make
+        for found in made:
+            found.stop_all()

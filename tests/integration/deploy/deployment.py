@@ -3,13 +3,14 @@
 database server. The test process plays the installer: it writes the
 configuration, prepares the databases and identity as ``saphira up``'s first
 start does, and maps hosts as ``saphira-manage cell_v2 discover_hosts`` does.
+Every service runs as the saphira user, as the systemd units run them; ``root``
+must then be a directory that user can pass through.
 """
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,11 @@ from typing import Any
 from oslo_config import cfg
 
 from saphira.db import cells
-from saphira.service import firstrun
+from saphira.service import firstrun, unprivileged
 from saphira.service import up as service_up
 from tests.functional.cloud import OPENSTACK, free_offset
 from tests.functional.process import ManagedProcess, clean_env
+from tests.unprivileged import account, reachable_python
 
 READY_TIMEOUT = 90.0
 STOP_TIMEOUT = 30.0
@@ -33,6 +35,7 @@ class Deployment:
     transport_url: str
     extra: dict[str, dict[str, object]] = field(default_factory=dict)
     conf: cfg.ConfigOpts | None = None
+    account: unprivileged.Account | None = None
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
 
     @property
@@ -69,6 +72,9 @@ class Deployment:
         self.nova_conf = self._write_conf()
         self.conf, _ = service_up.configure(str(self.state), [str(self.nova_conf)])
         firstrun.prepare(self.conf)
+        self.account = account()
+        unprivileged.hand_over(str(self.state), self.account)  # as systemd's StateDirectory=
+        self.nova_conf.chmod(0o644)
 
     def files(self, *more: Path) -> list[str]:
         paths = [self.state / "saphira.conf", self.nova_conf, *more]
@@ -80,7 +86,9 @@ class Deployment:
         if host is not None:
             more.append(self.root / f"{label}.conf")
             more[0].write_text(f"[DEFAULT]\nhost = {host}\n", encoding="utf-8")
-        args = [sys.executable, "-m", f"saphira.cmd.{module}", *self.files(*more)]
+            more[0].chmod(0o644)
+        interpreter, pythonpath = reachable_python()
+        args = [*interpreter, "-m", f"saphira.cmd.{module}", *self.files(*more)]
         process = ManagedProcess(
             label,
             self.root / f"{label}.log",
@@ -89,7 +97,9 @@ class Deployment:
             stop_timeout=STOP_TIMEOUT,
         )
         self.processes[label] = process  # before launch: a failed start still shows its log
-        process.launch(args)
+        assert self.account is not None, "prepare() first"
+        ids = (self.account.uid, self.account.gid, list(self.account.groups))
+        process.launch(args, env={"PYTHONPATH": pythonpath} if pythonpath else None, ids=ids)
         return process
 
     def discover_hosts(self) -> list[str]:

@@ -1,6 +1,7 @@
 """Each service its own OS process over RabbitMQ, on PostgreSQL and on MariaDB:
-the real CLI builds and deletes a server; a compute host killed mid-build
-leaves the server in ERROR with its placement claim released."""
+the real CLI builds and deletes a server, with no process running as root; a
+compute host killed mid-build leaves the server in ERROR with its placement
+claim released."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import requests
 from saphira.common.service_auth import local_url
 from tests.integration.deploy.deployment import Deployment
 from tests.polling import wait_for
+from tests.unprivileged import descendants, uid_of
 
 pytestmark = pytest.mark.integration
 Make = Callable[..., Deployment]
@@ -59,6 +61,7 @@ def test_build_and_delete_with_every_service_in_its_own_process(
     )  # fmt: skip
 
     assert (server["status"], server["OS-EXT-SRV-ATTR:host"]) == ("ACTIVE", "compute-a")
+    _assert_no_process_runs_as_root(deploy)
     listed = deploy.openstack("server", "list", "-f", "json")
     assert [(s["Name"], s["Status"]) for s in listed] == [("s1", "ACTIVE")]
     deploy.openstack("server", "delete", "--wait", "s1")
@@ -66,6 +69,15 @@ def test_build_and_delete_with_every_service_in_its_own_process(
     codes = deploy.stop_all()
     assert codes == dict.fromkeys(codes, 0), deploy.logs()
     assert set(codes) == {"api", "conductor", "scheduler", "compute-a"}
+
+
+def _assert_no_process_runs_as_root(deploy: Deployment) -> None:
+    """Every service and whatever it started runs as the saphira user (none needs root)."""
+    assert deploy.account is not None
+    pids = [p.proc.pid for p in deploy.processes.values() if p.proc is not None]
+    assert len(pids) == 4
+    every = [*pids, *(child for pid in pids for child in descendants(pid))]
+    assert {pid: uid_of(pid) for pid in every} == dict.fromkeys(every, deploy.account.uid)
 
 
 def _allocations(deploy: Deployment, server_id: str) -> dict[str, Any]:

@@ -169,11 +169,14 @@ class Guest:
 
 
 class Lab:
-    """Bridge ``sxlb<suffix>`` (physnet1), guests on 10.<a>.<b>.0/24, tables ``sxlb<suffix>``."""
+    """Bridge ``sxlb<suffix>`` (physnet1), guests on 10.<a>.<b>.0/24, tables ``saphira_<suffix>``.
+
+    The privileged helper touches no nftables table whose name does not start with "saphira".
+    """
 
     def __init__(self) -> None:
         self.suffix = secrets.token_hex(3)
-        self.bridge = self.table = f"sxlb{self.suffix}"
+        self.bridge, self.table = f"sxlb{self.suffix}", f"saphira_{self.suffix}"
         self.net = f"10.{200 + secrets.randbelow(50)}.{secrets.randbelow(256)}"
         self.network_id = f"sx{self.suffix}-net-0000"
         self.guests: list[Guest] = []

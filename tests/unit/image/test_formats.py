@@ -73,3 +73,12 @@ def test_qemu_refuses_data_that_is_not_the_format(tmp_path: Path) -> None:
     path.write_bytes(b"junk" * 1000)
     with pytest.raises(formats.UnsafeImage):
         qemu.info(str(path), "qcow2")
+
+
+def test_qemu_img_runs_under_memory_and_cpu_limits() -> None:
+    """The limits as the kernel applies them to the process qemu-img becomes."""
+    command = qemu._command("cat")
+    limits = subprocess.run([*command, "/proc/self/limits"], capture_output=True, text=True)
+    rows = {line[:26].strip(): line[26:].split() for line in limits.stdout.splitlines()}
+    assert rows["Max address space"][:2] == [str(qemu.MEMORY_LIMIT)] * 2
+    assert rows["Max cpu time"][:2] == [str(qemu.CPU_LIMIT)] * 2

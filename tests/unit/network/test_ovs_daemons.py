@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from saphira.network import ovs_daemons
 from saphira.network.ovs_daemons import OvsDaemonError, OvsPaths, ensure_running, main
+from saphira.privsep import context as privileged
 from saphira.privsep import ovs
 from saphira.privsep.runner import PrivsepError
 
@@ -45,7 +45,7 @@ class FakeHost:
             raise PrivsepError(command=name, status=1, detail="it broke")
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        monkeypatch.setattr(os, "geteuid", lambda: 0)
+        monkeypatch.setattr(privileged, "unavailable_reason", lambda: None)
         monkeypatch.setattr(ovs, "db_answers", self.db_answers)
         monkeypatch.setattr(ovs, "vswitchd_version", self.vswitchd_version)
         monkeypatch.setattr(ovs, "create_db", lambda db, schema: self.create(Path(db)))
@@ -147,8 +147,10 @@ def test_a_daemon_that_never_answers_times_out(host: FakeHost) -> None:
 
 
 def test_starting_needs_root(host: FakeHost, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    with pytest.raises(OvsDaemonError, match=r"ovsdb-server: database connection failed .* root"):
+    monkeypatch.setattr(privileged, "unavailable_reason", lambda: "no sudoers rule")
+    with pytest.raises(
+        OvsDaemonError, match=r"ovsdb-server: database connection failed .* root: no sudoers rule"
+    ):
         ensure_running(host.paths)
     assert host.calls == []
 

@@ -28,7 +28,7 @@ from saphira.network.l2.errors import L2Error
 from saphira.network.l2.nft_model import listed_fingerprint
 from saphira.objects.network import PortDetails
 from saphira.privsep import bridge, links, nft
-from saphira.privsep.runner import PrivsepError
+from saphira.privsep.errors import PrivsepError
 
 LOG = logging.getLogger(__name__)
 Listing = list[dict[str, Any]] | None  # a table as privsep.nft.list_table returns it

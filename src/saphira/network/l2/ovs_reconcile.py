@@ -45,7 +45,7 @@ from saphira.network.l2.ovs_pipeline import (
 )
 from saphira.objects.network import PortDetails
 from saphira.privsep import ovs
-from saphira.privsep.runner import PrivsepError
+from saphira.privsep.errors import PrivsepError
 
 LOG = logging.getLogger(__name__)
 COOKIE = re.compile(r"\bcookie=(0x[0-9a-fA-F]+)")
