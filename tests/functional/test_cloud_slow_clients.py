@@ -6,7 +6,6 @@ threads until its socket timed out, and the normal client waited minutes.
 
 from __future__ import annotations
 
-import select
 import socket
 import threading
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ import yaml
 
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
+from tests.sockets import readable
 
 pytestmark = pytest.mark.functional
 HANG = 30.0  # seconds: only detects a hang
@@ -58,8 +58,7 @@ def held_open(address: tuple[str, int]) -> Iterator[list[socket.socket]]:
 
 
 def _still_open(sock: socket.socket) -> bool:
-    readable, _, _ = select.select([sock], [], [], 0)
-    return not readable or sock.recv(1, socket.MSG_PEEK) != b""  # closed reads as b""
+    return not readable(sock) or sock.recv(1, socket.MSG_PEEK) != b""  # closed reads as b""
 
 
 def test_the_compute_api_answers_while_idle_and_slow_connections_are_open(cloud: Cloud) -> None:

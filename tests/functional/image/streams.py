@@ -4,11 +4,11 @@ middle of a body, break off, or see a refusal arrive before the body ends."""
 from __future__ import annotations
 
 import http.client
-import select
 import socket
 from urllib.parse import urlparse
 
 from tests.functional.image.helpers import TIMEOUT, ImageClient
+from tests.sockets import readable
 
 PIECE = 64 * 1024
 BYTE = b"\1"  # not zeros: the store skips zero runs with a seek
@@ -32,8 +32,7 @@ class RawUpload:
 
     def answered(self) -> bool:
         """Whether the server has answered (or closed) already."""
-        readable, _, _ = select.select([self.sock], [], [], 0)
-        return bool(readable)
+        return readable(self.sock)
 
     def send(self, count: int) -> bool:
         """Send ``count`` more bytes of the body; False once the server answered first."""
