@@ -18,6 +18,7 @@ from saphira.api.wsgi import (
     RequestLogFilter,
     json_body,
     json_response,
+    logcontext,
     set_identity,
     validate,
 )
@@ -133,3 +134,10 @@ def test_log_lines_name_request_user_and_project(client: Client) -> None:
     assert f"[{request_id} u-1 p-1] hello world" in records[0]
     assert f"[{request_id} u-1 p-1] GET /hello/world status: 200" in records[1]
     assert "[- - -] outside" in records[2]
+
+
+def test_an_identity_set_outside_a_request_is_not_kept() -> None:
+    """The token middleware called without a bound request (a test client, a library)
+    must not leave its caller on every later line of the thread."""
+    set_identity("u-9", "p-9")
+    assert logcontext.current() == logcontext.LogIdentity()

@@ -36,8 +36,15 @@ def reset(token: contextvars.Token[LogIdentity | None]) -> None:
 
 
 def set_identity(user: str | None, project: str | None) -> None:
-    """Called once the caller is known (after token validation)."""
-    _current.set(replace(current(), user=user or "-", project=project or "-"))
+    """Called once the caller is known (after token validation).
+
+    Only inside a request ``bind`` opened (whose ``reset`` undoes it): outside one
+    the identity would outlive the request in its thread and name the next
+    lines of whatever that thread logs.
+    """
+    bound = _current.get()
+    if bound is not None:
+        _current.set(replace(bound, user=user or "-", project=project or "-"))
 
 
 def current() -> LogIdentity:
