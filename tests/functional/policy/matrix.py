@@ -93,6 +93,7 @@ IDENTITY: dict[tuple[str, str], Profile] = {
     ("GET", "/v3/regions/<ident>"): AUTHENTICATED,
     ("PATCH", "/v3/regions/<ident>"): ADMIN_ONLY,
     ("DELETE", "/v3/regions/<ident>"): ADMIN_ONLY,
+    ("PUT", "/v3/regions/<region_id>"): ADMIN_ONLY,
 }
 
 _S = "/v2.1/servers/<server_id>"

@@ -137,6 +137,9 @@ IDENTITY: dict[tuple[str, str], Spec] = {
         params={"ident": "victim_region"},
         body=lambda w: {"region": {"description": unique("pm")}}),
     ("DELETE", "/v3/regions/<ident>"): Spec(params={"ident": "victim_region"}),
+    ("PUT", "/v3/regions/<region_id>"): Spec(
+        params={"region_id": "new_region"},
+        body=lambda w: {"region": {"description": unique("pm")}}),
 }
 
 _S = "/v2.1/servers/<server_id>"

@@ -90,6 +90,7 @@ def _identity_victims(http: Http, params: dict[str, str]) -> None:
             }
         },
     )["endpoint"]["id"]
+    params["new_region"] = "pm-put-region"  # PUT makes a region of this id
     params["victim_region"] = http(
         "identity", "POST", "/v3/regions", {"region": {"id": "pm-victim"}}
     )["region"]["id"]
