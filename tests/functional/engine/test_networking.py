@@ -160,11 +160,15 @@ def test_failed_builds_leave_no_port(plane: Plane, neutron: Neutron) -> None:
     assert "disk on fire" in hosts_tried and "Binding failed for port" in hosts_tried
     assert neutron.ports(network_id=network["id"]) == []
 
-    taken = neutron.port(network["id"], _project(plane))["fixed_ips"][0]["ip_address"]
-    server_id = _created(plane, networks=[{"uuid": network["id"], "fixed_ip": taken}])
+    # A taken address the member can see is refused at once (test_network_authority);
+    # a subnet with no address left is only found out at build, in the service's words.
+    full = neutron.network("full", _project(plane), "10.21.0.0/29")  # pool .2-.6
+    for _ in range(5):
+        neutron.port(full["id"], _project(plane))
+    server_id = _created(plane, networks=[{"uuid": full["id"]}])
     message = _failed(plane, server_id)
     assert message.startswith(f"Build of instance {server_id} aborted: Failed to allocate")
-    assert taken in message  # the network service's own words
+    assert f"No more IP addresses available on network {full['id']}" in message
     assert neutron.ports(device_id=server_id) == []
 
 
