@@ -166,7 +166,10 @@ def test_a_failed_detach_keeps_the_nic(
                       if a["action"] == "detach_interface")  # fmt: skip
     wait_for(
         "the detach event failed",
-        lambda: plane.api.action_detail(server_id, request_id)["events"][0]["result"] == "Error",
+        lambda: (
+            [event["result"] for event in plane.api.action_detail(server_id, request_id)["events"]]
+            == ["Error"]
+        ),  # the action is recorded before its event opens
         interval=0.02,
     )
     assert neutron.show_port(port["id"])["device_id"] == server_id
