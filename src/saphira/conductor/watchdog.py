@@ -3,7 +3,8 @@
 A compute agent killed mid-build never reports back, so nothing else would
 move the instance out of BUILD. Once the host's service is seen down
 ([DEFAULT] service_down_time without a heartbeat), each instance it was
-building goes to ERROR with the fault "host X went down during the build"
+building goes to ERROR with the fault "The compute host went down during the build."
+(admins read which host in its details)
 and its placement allocation is deleted.
 """
 
@@ -41,7 +42,9 @@ def fail_builds_on_down_hosts(
                 )
             ]
         for instance in stuck:
-            message = f"host {instance.host} went down during the build"
+            # The host's name is for admins (the fault's details), as for NoValidHost.
+            message = "The compute host went down during the build."
+            details = f"host {instance.host} went down during the build"
             try:
                 with dbs.cell(cell.url) as session:
                     instances.save_state(
@@ -49,7 +52,7 @@ def fail_builds_on_down_hosts(
                         vm_state=VmState.ERROR, task_state=None,
                     )  # fmt: skip
                     actions.fault_create(
-                        session, InstanceFault(instance.uuid, 500, message, message, instance.host)
+                        session, InstanceFault(instance.uuid, 500, message, details, instance.host)
                     )
             except exception.SaphiraError as error:  # finished or deleted meanwhile
                 LOG.debug("watchdog: %s: %s", instance.uuid, error)

@@ -114,7 +114,9 @@ def test_host_down_mid_build_is_error_with_the_claim_released(plane: Plane) -> N
         time.sleep(0.2)
     failed = plane.api.server(server_id, "admin")
     assert failed["status"] == "ERROR"
-    assert "went down during the build" in failed["fault"]["message"]
+    assert failed["fault"]["message"] == "The compute host went down during the build."
+    assert "host host-a went down during the build" in failed["fault"]["details"]
+    assert "host-a" not in str(plane.api.server(server_id)["fault"])  # the member's view
     assert not plane.placement.get_allocations(server_id)["allocations"]
     release.set()  # the agent wakes up: its late spawn must not resurrect the server
     time.sleep(0.3)
