@@ -39,9 +39,11 @@ api_opts: list[cfg.Opt] = [
     ),
     cfg.IntOpt(
         "image_count_total",
-        default=-1,
+        default=1000,
         min=-1,
-        help="Images a project may own (the unified-limits name); -1 means unlimited.",
+        help="Images a project may own (the unified-limits name); -1 means unlimited. "
+        "Finite by default (Glance's is -1), so a member cannot fill the image "
+        "database with empty queued records.",
     ),
     cfg.IntOpt("image_member_quota", default=128, min=-1, help="Members per image; -1: no limit."),
     cfg.IntOpt("image_property_quota", default=128, min=-1, help="Properties per image."),

@@ -28,6 +28,7 @@ def test_default_limits_are_finite() -> None:
     assert 0 < limits.storage_quota <= 100 * 1024**3
     assert limits.staging_cap > 0
     assert limits.reserve.floor(10**12) > 0
+    assert 0 < conf.load([]).image_api.image_count_total <= 10_000  # records, not only bytes
 
 
 @pytest.mark.parametrize(
