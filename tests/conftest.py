@@ -1,11 +1,20 @@
-"""Hooks for the whole suite: skips must be expected (tests/skips.py)."""
+"""Hooks for the whole suite: skips must be expected (tests/skips.py); the
+databases a test opened are let go when it ends (tests/engines.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from tests import skips
+from tests import engines, skips
 
 
 def pytest_configure(config: pytest.Config) -> None:
     skips.register(config)
+
+
+@pytest.fixture(autouse=True)
+def _databases_let_go() -> Iterator[None]:
+    with engines.disposed_after():
+        yield
