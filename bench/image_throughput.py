@@ -87,23 +87,34 @@ def pieces(path: Path) -> Iterator[bytes]:
             yield piece
 
 
-def timed_put(http: requests.Session, base: str, data: Any) -> float:
-    """Seconds of one upload of ``data`` (a file: Content-Length; a generator: chunked)."""
+def new_image(http: requests.Session, base: str) -> str:
     image = http.post(
         f"{base}/v2/images",
         json={"name": "bench", "disk_format": "raw", "container_format": "bare"},
         timeout=30,
     ).json()
+    return str(image["id"])
+
+
+def put_file(http: requests.Session, base: str, image_id: str, data: Any) -> float:
+    """Seconds of one upload of ``data`` (a file: Content-Length; a generator: chunked)."""
     began = time.perf_counter()
     put = http.put(
-        f"{base}/v2/images/{image['id']}/file",
+        f"{base}/v2/images/{image_id}/file",
         data=data,
         headers={"Content-Type": "application/octet-stream"},
         timeout=3600,
     )
     seconds = time.perf_counter() - began
     put.raise_for_status()
-    http.delete(f"{base}/v2/images/{image['id']}", timeout=60).raise_for_status()
+    return seconds
+
+
+def timed_put(http: requests.Session, base: str, data: Any) -> float:
+    """One upload of ``data`` into a new image, which is deleted afterwards."""
+    image_id = new_image(http, base)
+    seconds = put_file(http, base, image_id, data)
+    http.delete(f"{base}/v2/images/{image_id}", timeout=60).raise_for_status()
     return seconds
 
 
@@ -118,28 +129,18 @@ def run(cloud: Cloud, work: Path, size_mib: int) -> None:
     base = f"http://127.0.0.1:{9292 + cloud.port_offset}"
     http = requests.Session()
     http.headers["X-Auth-Token"] = token(cloud)
-    image = http.post(
-        f"{base}/v2/images",
-        json={"name": "bench", "disk_format": "raw", "container_format": "bare"},
-        timeout=30,
-    ).json()
+    image_id = new_image(http, base)
     rss_before = rss_kib(cloud.proc.pid)
     watcher = RssPeak(cloud.proc.pid)
     watcher.start()
+    try:
+        with open(source, "rb") as handle:
+            upload = put_file(http, base, image_id, handle)
+    finally:
+        watcher.stop.set()
+        watcher.join()
     began = time.perf_counter()
-    with open(source, "rb") as handle:
-        put = http.put(
-            f"{base}/v2/images/{image['id']}/file",
-            data=handle,
-            headers={"Content-Type": "application/octet-stream"},
-            timeout=3600,
-        )
-    upload = time.perf_counter() - began
-    watcher.stop.set()
-    watcher.join()
-    put.raise_for_status()
-    began = time.perf_counter()
-    with http.get(f"{base}/v2/images/{image['id']}/file", stream=True, timeout=3600) as got:
+    with http.get(f"{base}/v2/images/{image_id}/file", stream=True, timeout=3600) as got:
         got.raise_for_status()
         for _ in got.iter_content(4 * MIB):
             pass
