@@ -25,6 +25,7 @@ from saphira.api.compute.app import Call
 from saphira.common.network_client import NetworkClient
 from saphira.context import RequestContext
 from saphira.exception import BadRequest, Conflict, Forbidden, NotFound, SaphiraError
+from saphira.netsvc.addresses import Pool
 from saphira.objects import Instance
 
 DEFAULT_GROUP = "default"
@@ -181,8 +182,7 @@ def fixed_ip(
 
 
 def _in_pools(ip: ipaddress.IPv4Address | ipaddress.IPv6Address, pools: list[Any]) -> bool:
-    for pool in pools:
-        first, last = ipaddress.ip_address(pool["start"]), ipaddress.ip_address(pool["end"])
-        if first.version == ip.version and int(first) <= int(ip) <= int(last):
-            return True
-    return False
+    return any(
+        ip in Pool(ipaddress.ip_address(pool["start"]), ipaddress.ip_address(pool["end"]))
+        for pool in pools
+    )
