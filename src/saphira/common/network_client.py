@@ -100,7 +100,9 @@ class NetworkClient:
     def as_user(self, token: str) -> NetworkClient:
         """The same service with a user's token: what that user may see and do,
         vouched for by this client's own (service) token."""
-        return NetworkClient(self.base_url, lambda: token, self.timeout, service_token=self.token)
+        user = NetworkClient(self.base_url, lambda: token, self.timeout, service_token=self.token)
+        user.http = self.http  # one connection pool per service, not one per build
+        return user
 
     # -- networks -------------------------------------------------------------
     def list_networks(self, **filters: Filter) -> list[dict[str, Any]]:
