@@ -1,5 +1,6 @@
 """Hooks for the whole suite: skips must be expected (tests/skips.py); the
-databases a test opened are let go when it ends (tests/engines.py)."""
+databases a test opened are let go when it ends (tests/engines.py); a root
+session's temporary directories are its own (tests/basetemp.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import engines, skips
+from tests import basetemp, engines, skips
 
 
 def pytest_configure(config: pytest.Config) -> None:
     skips.register(config)
+    basetemp.choose(config)
 
 
 @pytest.fixture(autouse=True)

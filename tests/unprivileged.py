@@ -2,36 +2,26 @@
 
 from __future__ import annotations
 
-import os
-import stat
-import sys
-import sysconfig
 from pathlib import Path
 
-import pytest
-
-from saphira.service import unprivileged
+from saphira.service import reach, unprivileged
 
 USER = "saphira"
 
 
-def reachable_python() -> tuple[list[str], str | None]:
-    """An interpreter the service user can run, and the PYTHONPATH it needs (None: none).
+def reachable(*paths: str) -> reach.Account:
+    """The saphira user, able to reach this interpreter, its code and ``paths``.
 
-    The test venv's interpreter may live where only root can go (a pyenv
-    under /root); the system python3 of the same version then runs the same
-    code from the venv's site-packages (``-S``: without the system's own).
+    As ``saphira up`` does for itself before it drops: a search-only ACL
+    entry on each directory that blocks (a checkout under /root, pytest's
+    0700 temporary directories).
     """
-    if all(os.stat(p).st_mode & stat.S_IXOTH for p in Path(sys.executable).resolve().parents):
-        return [sys.executable], None
-    system = Path(f"/usr/bin/python{sys.version_info[0]}.{sys.version_info[1]}")
-    if not system.exists():
-        pytest.fail(f"{sys.executable} is not reachable by other users, and there is no {system}")
-    source = Path(__file__).resolve().parents[1] / "src"
-    return [str(system), "-S"], f"{source}:{sysconfig.get_paths()['purelib']}"
+    user = account()
+    reach.ensure(user, reach.needed(*paths))
+    return user
 
 
-def account() -> unprivileged.Account:
+def account() -> reach.Account:
     """The saphira system user, made as ``saphira up --user`` makes it."""
     return unprivileged.ensure_user(USER)
 

@@ -6,6 +6,7 @@ carries; plain HTTP and an unverified certificate are refused.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import yaml
 from saphira.service import registry
 from tests.functional.certs import self_signed
 from tests.functional.cloud import Cloud, start_cloud
+from tests.unprivileged import account
 
 pytestmark = pytest.mark.functional
 TIMEOUT = 30
@@ -27,6 +29,9 @@ TIMEOUT = 30
 def tls_cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Path]]:
     work = tmp_path_factory.mktemp("tls")
     cert, key = self_signed(work)
+    if os.geteuid() == 0:  # saphira up drops to the saphira user, which must read the key
+        user = account()
+        os.chown(key, user.uid, user.gid)
     conf = work / "tls.conf"
     conf.write_text(f"[ssl]\ncert_file = {cert}\nkey_file = {key}\n")
     running = start_cloud(str(work), ["--config-file", str(conf)])

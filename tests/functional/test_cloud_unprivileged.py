@@ -1,5 +1,6 @@
-"""`saphira up --user saphira` as root: every Saphira process but the privileged
-helper runs as that user, and the cloud (agents included) still works."""
+"""`saphira up` as root, by default: every Saphira process but the privileged
+helper runs as the saphira user, and the cloud (agents included) still works,
+started from a 0711 directory (dnsmasq, as nobody, must reach the DHCP files)."""
 
 from __future__ import annotations
 
@@ -19,19 +20,10 @@ from saphira.privsep.runner import run
 from tests.functional.cloud import Cloud, start_cloud
 from tests.polling import wait_for
 from tests.scratch import traversable_dir
-from tests.unprivileged import USER, reachable_python
+from tests.unprivileged import USER
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("ovs")]
 MARK = "SAPHIRA_TEST_PROCESS_MARK"  # inherited by every process the cloud starts
-
-
-@dataclass
-class UnprivilegedCloud(Cloud):
-    interpreter: tuple[str, ...] = ()
-
-    def command(self) -> list[str]:
-        command = super().command()
-        return [*self.interpreter, *command[1:]]
 
 
 @dataclass(frozen=True)
@@ -60,21 +52,13 @@ def processes_marked(mark: str) -> list[Proc]:
 def marked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, str]]:
     bridge = f"sxbr{secrets.token_hex(4)}"
     cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
-    interpreter, pythonpath = reachable_python()
     mark = uuid.uuid4().hex
     with pytest.MonkeyPatch.context() as env, traversable_dir("saphira-unpriv-") as root:
         conf = root / "network.conf"
         conf.write_text(f"[ovs]\nbridge_mappings = physnet1:{bridge}\n[provider]\ncidr = {cidr}\n")
-        conf.chmod(0o644)
         env.setenv(MARK, mark)
-        if pythonpath:
-            env.setenv("PYTHONPATH", pythonpath)
-        args = ["--provider-network", "--config-file", str(conf), "--user", USER]
-
-        def factory(state: Path, offset: int, extra: list[str]) -> Cloud:
-            return UnprivilegedCloud(state, offset, extra, interpreter=tuple(interpreter))
-
-        running = start_cloud(str(root), args, factory=factory)
+        args = ["--provider-network", "--config-file", str(conf)]
+        running = start_cloud(str(root), args)
         try:
             yield running, mark
             assert running.stop() == 0, running.log()

@@ -56,3 +56,15 @@ def test_the_fake_driver_needs_no_root_work(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(privileged, "unavailable_reason", lambda: None)
     monkeypatch.setattr(loader, "resolve_driver_name", lambda conf: pytest.fail("resolved"))
     unprivileged.root_work(_conf(loader.FAKE), "saphira")
+
+
+def test_root_drops_to_saphira_unless_told_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert cmd_up.service_user(None) == "saphira"
+    assert cmd_up.service_user("cloud") == "cloud"
+    assert cmd_up.service_user("root") is None
+
+
+def test_a_normal_user_runs_the_services_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert cmd_up.service_user(None) is None

@@ -11,6 +11,8 @@ from saphira.exception import ConfigError, SaphiraError
 from saphira.service import logs, unprivileged
 from saphira.service import up as service_up
 
+DEFAULT_USER = "saphira"
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="saphira", description="Saphira, a compact cloud.")
@@ -58,9 +60,20 @@ def _parser() -> argparse.ArgumentParser:
         "--user",
         metavar="NAME",
         help="started as root: run everything but the privileged helper as this system user, "
-        "created if missing (e.g. saphira); the state directory becomes its own",
+        f"created if missing (default: {DEFAULT_USER}); the state directory becomes its own. "
+        "--user root keeps every service root",
     )
     return parser
+
+
+def service_user(asked: str | None) -> str | None:
+    """Who runs the services: nobody else than the caller unless started as root."""
+    if asked is None:
+        return DEFAULT_USER if os.geteuid() == 0 else None
+    if asked == "root":
+        print("saphira up: --user root: every service runs as root", file=sys.stderr, flush=True)
+        return None
+    return asked
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,9 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if written:
         print(f"saphira up: first start: wrote {written}", flush=True)
     os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)
-    if args.user:
+    user = service_user(args.user)
+    if user is not None:
         try:
-            unprivileged.become(args.user, conf)
+            unprivileged.become(user, conf)
         except SaphiraError as error:
             print(f"saphira up: error: {error.message}", file=sys.stderr)
             return 1

@@ -111,6 +111,13 @@ def ensure_started() -> None:
             default.start()
 
 
+def stop() -> None:
+    """Let the helper go (it exits when its channel closes); a later call starts another."""
+    with _lock:
+        if default.client_mode and default.channel is not None:
+            default.stop()
+
+
 def unavailable_reason() -> str | None:
     """Why entry points cannot run here (None: the helper runs or has just started).
 

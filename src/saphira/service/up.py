@@ -23,6 +23,7 @@ from oslo_config import cfg
 from saphira import conf as saphira_conf
 from saphira.common.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError
+from saphira.privsep import context as privileged
 from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image
 from saphira.service.plane import ALL, NETWORK, NETWORK_AGENTS, ControlPlane
 from saphira.service.runner import Runner
@@ -173,6 +174,7 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, extras: Extras) ->
     finally:
         plane.stop()  # before the APIs: agents still talk to placement while stopping
         runner.stop()
+        privileged.stop()  # last: the agents' root work is done
     left = _threads_left()
     if left:
         LOG.warning("threads still running after stop: %s", ", ".join(left))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,11 @@ from typing import Any
 from oslo_config import cfg
 
 from saphira.db import cells
-from saphira.service import firstrun, unprivileged
+from saphira.service import firstrun, reach, unprivileged
 from saphira.service import up as service_up
 from tests.functional.cloud import OPENSTACK, free_offset
 from tests.functional.process import ManagedProcess, clean_env
-from tests.unprivileged import account, reachable_python
+from tests.unprivileged import reachable
 
 READY_TIMEOUT = 90.0
 STOP_TIMEOUT = 30.0
@@ -35,7 +36,7 @@ class Deployment:
     transport_url: str
     extra: dict[str, dict[str, object]] = field(default_factory=dict)
     conf: cfg.ConfigOpts | None = None
-    account: unprivileged.Account | None = None
+    account: reach.Account | None = None
     processes: dict[str, ManagedProcess] = field(default_factory=dict)
 
     @property
@@ -72,7 +73,7 @@ class Deployment:
         self.nova_conf = self._write_conf()
         self.conf, _ = service_up.configure(str(self.state), [str(self.nova_conf)])
         firstrun.prepare(self.conf)
-        self.account = account()
+        self.account = reachable(str(self.root))
         unprivileged.hand_over(str(self.state), self.account)  # as systemd's StateDirectory=
         self.nova_conf.chmod(0o644)
 
@@ -87,8 +88,7 @@ class Deployment:
             more.append(self.root / f"{label}.conf")
             more[0].write_text(f"[DEFAULT]\nhost = {host}\n", encoding="utf-8")
             more[0].chmod(0o644)
-        interpreter, pythonpath = reachable_python()
-        args = [*interpreter, "-m", f"saphira.cmd.{module}", *self.files(*more)]
+        args = [sys.executable, "-m", f"saphira.cmd.{module}", *self.files(*more)]
         process = ManagedProcess(
             label,
             self.root / f"{label}.log",
@@ -99,7 +99,7 @@ class Deployment:
         self.processes[label] = process  # before launch: a failed start still shows its log
         assert self.account is not None, "prepare() first"
         ids = (self.account.uid, self.account.gid, list(self.account.groups))
-        process.launch(args, env={"PYTHONPATH": pythonpath} if pythonpath else None, ids=ids)
+        process.launch(args, ids=ids)
         return process
 
     def discover_hosts(self) -> list[str]:

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from saphira.privsep import context, dnsmasq, links, netns, nft, ovs, ovs_watch
+from saphira.privsep import context, dnsmasq, files, links, netns, nft, ovs, ovs_watch
 from saphira.privsep.validate import InvalidArgument
 from tests.polling import wait_for
-from tests.unprivileged import account, reachable_python
+from tests.unprivileged import reachable
 
 pytestmark = [pytest.mark.integration]
 
@@ -93,6 +94,9 @@ def test_entry_points_refuse_hostile_arguments() -> None:
         lambda: ovs.dump_flows("br-int", "--strict"),
         lambda: dnsmasq.kill(os.getpid()),  # not a dnsmasq
         lambda: dnsmasq.spawn(["dnsmasq", "--conf-file=/etc/shadow"], namespace="qdhcp-x"),
+        lambda: files.console_tail("/etc/shadow", 100),
+        lambda: files.console_tail("/var/tmp/../../etc/console.log", 100),
+        lambda: files.console_tail("/var/tmp/console.log", 10**9),
     ):
         with pytest.raises(InvalidArgument):
             call()
@@ -107,18 +111,33 @@ def test_the_refusal_holds_when_the_entry_point_is_called_by_name() -> None:
 
 def test_a_service_user_without_the_sudoers_rule_gets_a_clear_error() -> None:
     """Not root, no rule: ``sudo -n`` refuses, and the entry point fails as a PrivsepError."""
-    user = account()
-    interpreter, pythonpath = reachable_python()
+    user = reachable()
     code = (
         "from saphira.privsep import netns\n"
         "from saphira.privsep.errors import PrivsepError\n"
         "try:\n    netns.names()\nexcept PrivsepError as error:\n    print('refused:', error)\n"
     )
-    env = {"PATH": os.environ["PATH"], **({"PYTHONPATH": pythonpath} if pythonpath else {})}
+    env = {"PATH": os.environ["PATH"]}
     done = subprocess.run(
-        [*interpreter, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd="/",
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env, cwd="/",
         user=user.uid, group=user.gid, extra_groups=list(user.groups),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("refused: privileged helper failed"), done.stdout + done.stderr
     assert "sudoers" in done.stdout
+
+
+def test_a_console_log_written_by_root_is_read_through_the_helper(tmp_path: Path) -> None:
+    log = tmp_path / "console.log"
+    log.write_bytes(b"boot\n" * 100 + b"SAPHIRA-GUEST: booted\n")
+    log.chmod(0o600)
+    assert files.console_tail(str(log), 22) == b"SAPHIRA-GUEST: booted\n"
+    assert files.console_tail(str(tmp_path / "nothing" / "console.log"), 10) == b""
+
+
+def test_the_console_reader_follows_no_link(tmp_path: Path) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text("root's secret\n")
+    (tmp_path / "console.log").symlink_to(secret)
+    with pytest.raises(OSError):
+        files.console_tail(str(tmp_path / "console.log"), 100)

@@ -37,6 +37,7 @@ class Machine:
     def host(self, euid: Callable[[], int] = lambda: 0) -> Host:
         return Host(
             sbin=self.root / "sbin", run_dir=self.root / "run", proc=self.root / "proc",
+            conf_dir=self.root / "conf",
             unit_dirs=(self.root / "units",), kvm=self.root / "kvm", execute=self.execute,
             connect=self.connect, euid=euid, sleep=self.sleep, clock=lambda: self.now,
         )  # fmt: skip
@@ -127,9 +128,31 @@ def test_without_systemd_each_daemon_is_daemonized_in_order(machine: Machine) ->
     machine.install(*MONOLITHIC)
     sbin = machine.root / "sbin"
     report = daemons.ensure_running("qemu:///system", host=machine.host())
-    assert machine.commands == [[f"{sbin}/virtlogd", "-d"], [f"{sbin}/libvirtd", "-d"]]
+    conf = machine.root / "conf" / "libvirtd.conf"
+    assert machine.commands == [
+        [f"{sbin}/virtlogd", "-d"],
+        [f"{sbin}/libvirtd", "-d", "-f", str(conf)],
+    ]
     assert report.started == ["virtlogd", "libvirtd"]
     assert report.version == "9.0.0"
+
+
+def test_a_daemon_it_starts_lets_the_libvirt_group_in_without_polkit(machine: Machine) -> None:
+    machine.install("virtlogd", "virtqemud")
+    daemons.ensure_running(host=machine.host())
+    conf = machine.root / "conf" / "virtqemud.conf"
+    assert machine.commands[1][-2:] == ["-f", str(conf)]
+    settings = dict(
+        line.split(" = ") for line in conf.read_text().splitlines() if not line.startswith("#")
+    )
+    assert settings == {
+        "unix_sock_group": '"libvirt"',
+        "unix_sock_rw_perms": '"0770"',
+        "unix_sock_ro_perms": '"0777"',
+        "auth_unix_rw": '"none"',
+        "auth_unix_ro": '"none"',
+    }
+    assert stat.S_IMODE(conf.stat().st_mode) == 0o644
 
 
 def test_a_live_pidfile_prevents_a_second_start(machine: Machine) -> None:

@@ -5,7 +5,9 @@ newer distributions the modular ``virtqemud`` and its siblings, so the layout
 is read from the installed binaries. And PID 1 is not always systemd
 (containers, this project's CI): there each daemon is started with ``-d``,
 after its pidfile shows it is not running already, so a second call starts
-nothing twice. ``available()`` answers without starting anything, which is
+nothing twice, and the main daemon reads ``socket_conf``'s file, so the
+``libvirt`` group opens ``qemu:///system`` without polkit and D-Bus.
+``available()`` answers without starting anything, which is
 what ``compute_driver = auto`` needs to decide. What is read from or done to
 the machine goes through ``machine.Host``.
 
@@ -22,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from saphira.virt.libvirt import socket_conf
 from saphira.virt.libvirt.machine import DaemonError, Host, fix_kvm, version_string
 
 LOG = logging.getLogger(__name__)
@@ -105,6 +108,9 @@ def _start_daemons(host: Host, layout: Layout) -> list[str]:
             LOG.debug("%s: already running (pid %d)", daemon, pid)
             continue
         argv = [str(host.sbin / daemon), "-d"]
+        if daemon == layout.main:
+            conf = socket_conf.write(host.conf_dir, daemon)
+            argv += ["-f", str(conf)] if conf is not None else []
         done = host.execute(argv)
         if done.returncode != 0:
             raise DaemonError(

@@ -10,7 +10,6 @@ removes the domain and the directory whatever state they are in.
 from __future__ import annotations
 
 import logging
-import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from saphira.virt.libvirt.paths import (
     InstanceFiles,
     blocking_ancestor,
     console_tail,
+    copy_guest_dir,
     make_reachable_dir,
 )
 from saphira.virt.libvirt.vif import interface
@@ -305,7 +305,7 @@ class LibvirtDriver(ComputeDriver):
         backup = files.resize_backup
         backup.remove()
         files.directory.rename(backup.directory)
-        shutil.copytree(backup.directory, files.directory)
+        copy_guest_dir(backup.directory, files.directory)
 
     def finish_migration(
         self,

@@ -11,6 +11,7 @@ downloaded or handed out is never removed under its user.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -48,14 +49,17 @@ class ImageCache:
     def fetch(self, image_id: str) -> CachedImage:
         """The image's verified base, downloaded first if this host has none.
 
-        Its mtime is set to now on every use: cleanup's age clock.
+        Its mtime is set to now on every use: cleanup's age clock. A base that a
+        running guest holds belongs to QEMU's user meanwhile (libvirt's dynamic
+        ownership), so the service cannot touch it; in use, it needs no clock.
         """
         path = self.path_for(image_id)
         self.base_dir.mkdir(parents=True, exist_ok=True)
         with locked(_lock_path(path)):
             if not path.exists():
                 self._download(image_id, path)
-            os.utime(path)
+            with contextlib.suppress(PermissionError):
+                os.utime(path)
             found = disks.info(path)
         return CachedImage(path, found.format, found.virtual_size)
 

@@ -84,6 +84,7 @@ class Host:
 
     sbin: Path = Path("/usr/sbin")
     run_dir: Path = Path("/run")
+    conf_dir: Path = Path("/run/saphira")  # the socket configuration of daemons Saphira starts
     proc: Path = Path("/proc")
     unit_dirs: tuple[Path, ...] = UNIT_DIRS
     kvm: Path = Path("/dev/kvm")

@@ -13,7 +13,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from saphira.privsep import files
+
 RESIZE_SUFFIX = "_resize"
+CONSOLE_LOG = "console.log"
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,7 @@ class InstanceFiles:
 
     @property
     def console_log(self) -> Path:
-        return self.directory / "console.log"
+        return self.directory / CONSOLE_LOG
 
     @property
     def domain_xml(self) -> Path:
@@ -52,18 +55,37 @@ class InstanceFiles:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def console_tail(path: Path, limit: int) -> str:
-    """The last ``limit`` bytes of a console log, decoded leniently."""
+def console_bytes(path: Path, limit: int) -> bytes:
+    """The last ``limit`` bytes of a console log (none yet: empty).
+
+    virtlogd writes the log as root (0600): a service that is not root reads
+    it through the privileged helper.
+    """
     try:
         with path.open("rb") as log:
             size = log.seek(0, 2)
             log.seek(max(0, size - limit))
-            data = log.read()
+            return log.read()
     except FileNotFoundError:
-        return ""
+        return b""
+    except PermissionError:
+        return files.console_tail(str(path), limit)
+
+
+def console_tail(path: Path, limit: int) -> str:
+    """The last ``limit`` bytes of a console log, decoded leniently."""
+    data = console_bytes(path, limit)
     if len(data) == limit and b"\n" in data:  # drop the partial first line
         data = data[data.index(b"\n") + 1 :]
     return data.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def copy_guest_dir(source: Path, target: Path) -> None:
+    """``source`` copied to ``target``, its console log too though root wrote it."""
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(CONSOLE_LOG))
+    log = console_bytes(source / CONSOLE_LOG, files.MAX_BYTES)
+    if log:
+        (target / CONSOLE_LOG).write_bytes(log)
 
 
 QEMU_USER = "libvirt-qemu"  # Debian's build default for qemu:///system guests
