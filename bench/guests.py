@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset, rss_kib
 from qemu import FloorBoot, kill_domains, qemu_pid, wait_text
 
-from saphira.devtools.guest_image import BOOTED, READY
+from saphira.guest_image import BOOTED, READY
 
 IMAGE, FLAVOR = "saphira-tiny", "saphira.tiny"
 CONF = "[DEFAULT]\ninstances_path = {instances}\n\n[libvirt]\nvirt_type = qemu\n"

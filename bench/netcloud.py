@@ -19,7 +19,7 @@ from openstack.connection import Connection
 from taps import Tap, plug, remove_namespaces, unplug
 
 from saphira.devtools import leftovers
-from saphira.devtools.guest_image import BOOTED, MARKER
+from saphira.guest_image import BOOTED, MARKER
 from saphira.privsep import netns
 
 IMAGE, FLAVOR, NETWORK = "saphira-tiny", "saphira.tiny", "provider"

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 import requests
 
-from saphira.devtools.guest_image import HTTP_BODY, PROBE_PATH, READY
+from saphira.guest_image import HTTP_BODY, PROBE_PATH, READY
 from saphira.privsep import netns, ovs
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud

@@ -15,8 +15,8 @@ from typing import Any
 import libvirt
 import pytest
 
-from saphira.devtools.guest_image import BOOTED, POWER_OFF
 from saphira.devtools.leftovers import remove_guests_under
+from saphira.guest_image import BOOTED, POWER_OFF
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_gone, qemu_reachable_dir
 

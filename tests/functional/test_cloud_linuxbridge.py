@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from saphira.devtools.guest_image import READY
+from saphira.guest_image import READY
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
 from saphira.network.l2.nft_ruleset import TABLE
 from saphira.privsep import links, netns, nft

@@ -20,7 +20,7 @@ from saphira.db.api.connect import api_url, session_for
 from saphira.db.api.models import Flavor
 from saphira.db.image import make_image_engine
 from saphira.db.image.models import Image
-from saphira.devtools.guest_image import ImageBuildError
+from saphira.guest_image import ImageBuildError
 from saphira.service import firstrun, tiny_image
 from saphira.service import up as service_up
 from tests.environment import require_tools

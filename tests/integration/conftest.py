@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saphira.devtools.guest_image import GuestImage, build
+from saphira.guest_image import GuestImage, build
 from tests.environment import IMAGE_BUILD_TOOLS, require_tools
 
 

@@ -1,2 +1,3 @@
-"""Developer tools that ship with Saphira but are not part of any service:
-the tiny test guest image builder (``guest_image``)."""
+"""Tools for tests and benches that ship with Saphira (``leftovers``: ending the
+guests a throwaway cloud leaves). No product package imports this one (an
+import-linter contract); the tiny guest image builder is ``saphira.guest_image``."""

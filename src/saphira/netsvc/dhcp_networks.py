@@ -29,8 +29,15 @@ def device_id(host: str) -> str:
 
 
 def for_host(
-    session: Session, enforcer: Enforcer, settings: Settings, host: str, physnets: set[str]
-) -> list[DhcpNetwork]:
+    session: Session,
+    enforcer: Enforcer,
+    settings: Settings,
+    host: str,
+    physnets: set[str],
+    *,
+    make_ports: bool = True,
+) -> list[DhcpNetwork] | None:
+    """None (and nothing written) if a DHCP port is missing and ``make_ports`` is False."""
     served = session.scalars(
         sa.select(Network)
         .join(Subnet, Subnet.network_id == Network.id)
@@ -42,23 +49,27 @@ def for_host(
     for network in served:
         if network.segment.physical_network not in physnets:
             continue
-        own = _dhcp_port(session, enforcer, settings, network, host)
+        own = _existing_port(session, network, host)
+        if own is None and not make_ports:
+            return None
+        own = own or _make_port(session, enforcer, settings, network, host)
         found.append(_network(session, network, own))
     return found
 
 
-def _dhcp_port(
-    session: Session, enforcer: Enforcer, settings: Settings, network: Network, host: str
-) -> Port:
-    existing = session.scalars(
+def _existing_port(session: Session, network: Network, host: str) -> Port | None:
+    return session.scalars(
         sa.select(Port).where(
             Port.network_id == network.id,
             Port.device_owner == DHCP_OWNER,
             Port.binding_host_id == host,
         )
     ).first()
-    if existing is not None:
-        return existing
+
+
+def _make_port(
+    session: Session, enforcer: Enforcer, settings: Settings, network: Network, host: str
+) -> Port:
     admin = Caller(RequestContext(project_id=network.project_id, roles=("admin",)), enforcer)
     subnets = [{"subnet_id": s.id} for s in network.subnets if s.enable_dhcp]
     attrs = {

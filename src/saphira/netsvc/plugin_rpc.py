@@ -7,6 +7,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from saphira.context import RequestContext
 from saphira.db.transactions import Database
 from saphira.netsvc import dhcp_networks, host_ports
@@ -61,7 +63,22 @@ class PluginEndpoint:
             self.notifier.send(events)
 
     def get_dhcp_networks(self, ctxt: RequestContext, host: str) -> list[DhcpNetwork]:
-        """Networks on the physnets the host's DHCP agent maps (its reported bridges)."""
+        """Networks on the physnets the host's DHCP agent maps (its reported bridges).
+
+        A read, unless a network still lacks the agent's port: then one write makes it.
+        """
+        with self.db.reader() as session:
+            found = self._dhcp_networks(session, host, make_ports=False)
+        if found is not None:
+            return found
         with self.db.writer() as session:
-            physnets = self.agents.mapped_physnets(session, DHCP_AGENT, host)
-            return dhcp_networks.for_host(session, self.enforcer, self.settings, host, physnets)
+            made = self._dhcp_networks(session, host, make_ports=True)
+        return made or []
+
+    def _dhcp_networks(
+        self, session: Session, host: str, *, make_ports: bool
+    ) -> list[DhcpNetwork] | None:
+        physnets = self.agents.mapped_physnets(session, DHCP_AGENT, host)
+        return dhcp_networks.for_host(
+            session, self.enforcer, self.settings, host, physnets, make_ports=make_ports
+        )

@@ -17,6 +17,7 @@ from oslo_config import cfg
 
 from saphira.common.periodic import Periodic
 from saphira.context import RequestContext
+from saphira.objects.network import AgentChange
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.network import AGENT_TOPIC, NetworkAgentAPI, NetworkPluginAPI
 from saphira.rpc.server import endpoint_target
@@ -25,15 +26,26 @@ LOG = logging.getLogger(__name__)
 
 
 class _Wake:
-    """The fanout endpoint: any change on the service side wakes the loop."""
+    """The fanout endpoint: a change that concerns this agent wakes its loop.
+
+    Every agent hears every change; one that names neither its host nor a
+    physical network it maps is counted in ``skipped`` and costs nothing more.
+    A change from a 1.0 sender names nothing and wakes every agent.
+    """
 
     target = endpoint_target(NetworkAgentAPI.RPC_API_VERSION)
 
-    def __init__(self, loop: Periodic) -> None:
-        self.loop = loop
+    def __init__(self, loop: Periodic, concerns: Callable[[AgentChange], bool]) -> None:
+        self.loop, self.concerns = loop, concerns
+        self.skipped = 0
 
-    def changed(self, ctxt: RequestContext, network_ids: list[str]) -> None:
-        self.loop.wake.set()
+    def changed(
+        self, ctxt: RequestContext, network_ids: list[str], change: AgentChange | None = None
+    ) -> None:
+        if change is None or change.everything or self.concerns(change):
+            self.loop.wake.set()
+        else:
+            self.skipped += 1
 
 
 class Watcher(Protocol):
@@ -54,12 +66,17 @@ class AgentService(abc.ABC):
         self._timers: list[Periodic] = []
         self._watchers: list[Watcher] = []
         self._server: rpc_server.Server | None = None
+        self.wake: _Wake | None = None
 
     @abc.abstractmethod
     def configurations(self) -> dict[str, Any]: ...
 
     @abc.abstractmethod
     def reconcile(self) -> None: ...
+
+    def concerns(self, change: AgentChange) -> bool:
+        """Whether ``change`` may alter what this agent wires (L2: a port on its host)."""
+        return self.host in change.hosts
 
     def watchers(self, wake: Callable[[], None]) -> list[Watcher]:
         """What, besides the service's nudge and the poll, should wake the loop."""
@@ -78,8 +95,9 @@ class AgentService(abc.ABC):
         beat = Periodic(f"{self.BINARY}-report-{self.host}", self.conf.agent.report_interval,
                         self.report)  # fmt: skip
         self._timers = [loop, beat]
+        self.wake = _Wake(loop, self.concerns)
         self._server = rpc_server.start_server(
-            self.conf, AGENT_TOPIC, self.host, [_Wake(loop)], transport=self._transport
+            self.conf, AGENT_TOPIC, self.host, [self.wake], transport=self._transport
         )
         self._watchers = self.watchers(loop.wake.set)
         for started in (*self._watchers, *self._timers):

@@ -125,3 +125,21 @@ class DhcpNetwork(SaphiraObject):
     dhcp_port: DhcpHost  # the agent's port (device_owner network:dhcp)
     subnets: list[DhcpSubnet] = dataclasses.field(default_factory=list)
     hosts: list[DhcpHost] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class AgentChange(SaphiraObject):
+    """What one network API write concerns, so that agents it does not concern skip it.
+
+    An L2 agent resyncs when its host is named (a port bound there, or one
+    whose rules or remote-group members changed); a DHCP agent when one of the
+    physical networks its bridges map is. ``everything``: every agent resyncs
+    (a change the service could not pin down).
+    """
+
+    VERSION = "1.0"
+
+    network_ids: list[str] = dataclasses.field(default_factory=list)
+    physnets: list[str] = dataclasses.field(default_factory=list)
+    hosts: list[str] = dataclasses.field(default_factory=list)
+    everything: bool = False

@@ -1,6 +1,6 @@
 """The tiny test image and a flavor that fits it, so a new cloud can boot a guest at once.
 
-``saphira-tiny`` is our CirrOS (``saphira.devtools.guest_image``, built from
+``saphira-tiny`` is our CirrOS (``saphira.guest_image``, built from
 Debian packages); ``saphira.tiny`` is a flavor sized for it. Each is added
 only when nothing of that name exists, so every start can call ``register``
 and only the first one does work. The image goes straight through the image
@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.orm import Session
 
+from saphira import guest_image
 from saphira.api.image import build_backend
 from saphira.api.image.app import Backend
 from saphira.context import RequestContext
@@ -28,7 +29,6 @@ from saphira.db.api.connect import api_url, session_for
 from saphira.db.api.models import Flavor
 from saphira.db.identity import make_identity_engine
 from saphira.db.image.models import Image, ImageProperty
-from saphira.devtools import guest_image
 from saphira.exception import SaphiraError
 from saphira.identity import resources
 from saphira.image.records import utcnow

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from saphira.devtools.guest_image import BOOTED, CMDLINE
+from saphira.guest_image import BOOTED, CMDLINE
 from saphira.virt.probe_run import ProbeRun, run_qemu
 
 LOG = logging.getLogger(__name__)

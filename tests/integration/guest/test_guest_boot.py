@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from saphira.devtools.guest_image import (
+from saphira.guest_image import (
     BOOTED,
     HTTP_BODY,
     HTTP_PORT,

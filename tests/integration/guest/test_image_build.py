@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.devtools.guest_image import DISK_NAME, GuestImage, build, debs
+from saphira.guest_image import DISK_NAME, GuestImage, build, debs
 
 pytestmark = pytest.mark.integration
 

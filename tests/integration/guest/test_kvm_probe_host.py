@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.devtools.guest_image import BOOTED, GuestImage
+from saphira.guest_image import BOOTED, GuestImage
 from saphira.virt import kvm_probe
 from saphira.virt.probe_run import ProbeRun
 from tests.integration.guest.qemu import Guest, direct_boot_args

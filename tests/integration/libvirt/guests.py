@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.devtools.guest_image import BOOTED
 from saphira.exception import ImageNotFound
+from saphira.guest_image import BOOTED
 from saphira.objects import Flavor, Instance
 from saphira.virt.errors import GuestNotFound
 from saphira.virt.libvirt.driver import LibvirtDriver

@@ -14,9 +14,9 @@ from pathlib import Path
 import libvirt
 import pytest
 
-from saphira.devtools.guest_image import BOOTED, POWER_OFF, GuestImage
 from saphira.domain.states import PowerState
 from saphira.exception import ImageNotFound
+from saphira.guest_image import BOOTED, POWER_OFF, GuestImage
 from saphira.objects import Instance
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import libvirt
 import pytest
 
-from saphira.devtools.guest_image import GuestImage
+from saphira.guest_image import GuestImage
 from saphira.objects import Instance
 from saphira.privsep import bridge as bridges
 from saphira.privsep import links

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from saphira.devtools.guest_image import GuestImage
 from saphira.domain.states import PowerState
+from saphira.guest_image import GuestImage
 from saphira.virt.libvirt import daemons
 from saphira.virt.libvirt.domain import GuestSettings
 from saphira.virt.libvirt.driver import LibvirtDriver, Settings

@@ -20,6 +20,7 @@ from saphira import exception
 from saphira.api.auth import request_context
 from saphira.api.wsgi import Application, Request, json_body
 from saphira.db.transactions import Database
+from saphira.netsvc import agent_changes
 from saphira.netsvc.agent_notifier import AgentNotifier
 from saphira.netsvc.caller import Caller
 from saphira.netsvc.errors import Named
@@ -91,7 +92,12 @@ class NetworkApp(Application):
 
     def dispatch(self, request: Request, endpoint: Any, args: Mapping[str, Any]) -> Response:
         caller = Caller(request_context(request.environ), self.backend.enforcer)
-        response: Response = endpoint(Call(request, self.backend, caller), **args)
-        if self.backend.agents and request.method not in READS and response.status_code < 400:
-            self.backend.agents.changed(caller.ctx)
+        call, agents = Call(request, self.backend, caller), self.backend.agents
+        if agents is None or request.method in READS:
+            response: Response = endpoint(call, **args)
+            return response
+        with agent_changes.watching(self.backend.db):  # the rows written name who to nudge
+            response = endpoint(call, **args)
+            if response.status_code < 400:
+                agents.changed(caller.ctx)
         return response

@@ -12,7 +12,7 @@ from saphira.context import RequestContext
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
 from saphira.network.l2.mappings import host_bridge_mappings
-from saphira.objects.network import DHCP_AGENT
+from saphira.objects.network import DHCP_AGENT, AgentChange
 
 LOG = logging.getLogger(__name__)
 
@@ -36,6 +36,11 @@ class DhcpAgentService(AgentService):
             "bridge_mappings": dict(self.mappings),
             "networks": self._served,
         }
+
+    def concerns(self, change: AgentChange) -> bool:
+        """A change on a physical network this host's bridges map (any port there is a host
+        in some dnsmasq's file), wherever its ports are bound."""
+        return not self.mappings.keys().isdisjoint(change.physnets)
 
     def reconcile(self) -> None:
         networks = self.plugin.get_dhcp_networks(RequestContext(), self.host)

@@ -6,6 +6,13 @@ comes through here, already resolved.
 Version history of NetworkPluginAPI:
 
 * 1.0 -- report_state, get_ports, ports_status, get_dhcp_networks
+
+Version history of NetworkAgentAPI:
+
+* 1.0 -- changed(network_ids): every agent resyncs
+* 1.1 -- changed(network_ids, change): an ``AgentChange`` names the networks,
+  physical networks and hosts concerned; an agent it does not concern skips it
+  (``change`` absent, from a 1.0 sender: every agent resyncs, as before)
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from saphira.context import RequestContext
-from saphira.objects.network import DhcpNetwork, PortDetails
+from saphira.objects.network import AgentChange, DhcpNetwork, PortDetails
 from saphira.rpc.client import RPCAPI
 
 TOPIC = "network"
@@ -54,10 +61,15 @@ class NetworkPluginAPI(RPCAPI):
 
 
 class NetworkAgentAPI(RPCAPI):
-    """The service's nudge to every agent: reconcile now instead of at the next tick."""
+    """The service's nudge to the agents: reconcile now instead of at the next tick."""
 
     TOPIC: ClassVar[str] = AGENT_TOPIC
-    RPC_API_VERSION: ClassVar[str] = "1.0"
+    RPC_API_VERSION: ClassVar[str] = "1.1"
 
-    def changed(self, ctxt: RequestContext, network_ids: list[str]) -> None:
-        self.fanout_cast(ctxt, "changed", version="1.0", network_ids=network_ids)
+    def changed(self, ctxt: RequestContext, change: AgentChange) -> None:
+        """A fanout all agents hear; pinned below 1.1, without the change (all resync)."""
+        ids = change.network_ids
+        if self.can_send_version("1.1"):
+            self.fanout_cast(ctxt, "changed", version="1.1", network_ids=ids, change=change)
+        else:
+            self.fanout_cast(ctxt, "changed", version="1.0", network_ids=ids)

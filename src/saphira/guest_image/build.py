@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.devtools.guest_image import cpio, debs, disk, guest_init, kernel, kmod
+from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod
 
 #: Bump when the image's content changes for the same packages.
 FORMAT = 6

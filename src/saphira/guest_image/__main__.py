@@ -1,4 +1,4 @@
-"""``python -m saphira.devtools.guest_image [OUT_DIR]``: build the tiny test image."""
+"""``python -m saphira.guest_image [OUT_DIR]``: build the tiny test image."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from saphira.devtools.guest_image import ImageBuildError, build, default_cache_dir
+from saphira.guest_image import ImageBuildError, build, default_cache_dir
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import lzma
 
-from saphira.devtools.guest_image.debs import ImageBuildError
+from saphira.guest_image.debs import ImageBuildError
 
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _ELF_MAGIC = b"\x7fELF"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saphira.devtools.guest_image.debs import ImageBuildError
+from saphira.guest_image.debs import ImageBuildError
 
 #: What the guest needs for virtio disks and NICs, plus the ACPI power button so
 #: that a graceful (ACPI) shutdown request reaches the guest's acpid.

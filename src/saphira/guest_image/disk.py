@@ -12,7 +12,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from saphira.devtools.guest_image.debs import ImageBuildError
+from saphira.guest_image.debs import ImageBuildError
 
 #: Fixed volume id and timestamps keep the FAT image identical between builds.
 VOLUME_ID = "5A9B1AA0"

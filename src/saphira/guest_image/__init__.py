@@ -1,12 +1,12 @@
 """The tiny test guest image ("our CirrOS"), built from Debian packages only.
 
 ``build(out_dir)`` returns a ``GuestImage``; ``python -m
-saphira.devtools.guest_image`` (``tools/build-test-image``) is the command.
+saphira.guest_image`` (``tools/build-test-image``) is the command.
 """
 
-from saphira.devtools.guest_image.build import CMDLINE, DISK_NAME, GuestImage, build
-from saphira.devtools.guest_image.debs import ImageBuildError, default_cache_dir
-from saphira.devtools.guest_image.guest_init import (
+from saphira.guest_image.build import CMDLINE, DISK_NAME, GuestImage, build
+from saphira.guest_image.debs import ImageBuildError, default_cache_dir
+from saphira.guest_image.guest_init import (
     BOOTED,
     HTTP_BODY,
     HTTP_PORT,

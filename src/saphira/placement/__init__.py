@@ -1,0 +1,1 @@
+"""Placement's backend: providers, inventories, allocations and candidates (no HTTP)."""
