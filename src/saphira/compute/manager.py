@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from saphira import exception
+from saphira.clients.placement import PlacementClient
 from saphira.common.images import ImageClient
 from saphira.compute import resize
 from saphira.compute.build import BuildMixin, VifPlugging
@@ -29,7 +30,6 @@ from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
 from saphira.objects import Instance, InstanceFault
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.server import endpoint_target

@@ -10,6 +10,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.clients.placement import PlacementClient
 from saphira.common.images import ImageClient
 from saphira.common.network_client import NetworkClient
 from saphira.common.periodic import Periodic
@@ -18,7 +19,6 @@ from saphira.compute.build import VifPlugging
 from saphira.compute.manager import ComputeManager
 from saphira.compute.network import Networking
 from saphira.context import RequestContext
-from saphira.placement.client import PlacementClient
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
