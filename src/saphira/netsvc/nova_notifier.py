@@ -20,8 +20,9 @@ import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy.orm import Session
 
+from saphira.clients.endpoints import service_url
+from saphira.clients.identity import PasswordToken
 from saphira.common import tls
-from saphira.common.service_auth import PasswordToken, service_url
 from saphira.db.network.models import Port
 from saphira.exception import SaphiraError
 

@@ -7,7 +7,7 @@ import socket
 import pytest
 
 from saphira import conf as saphira_conf
-from saphira.common.service_auth import PasswordToken
+from saphira.clients.identity import PasswordToken
 from saphira.netsvc.nova_notifier import NovaNotifier
 
 EVENT = {"name": "network-vif-plugged", "server_uuid": "vm", "tag": "p1", "status": "completed"}

@@ -18,7 +18,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.api.compute.backend import HttpImages, Images, RpcBackend, ServerBackend
-from saphira.common.service_auth import service_url
+from saphira.clients.endpoints import service_url
 from saphira.db.api import connect
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping
