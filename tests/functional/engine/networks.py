@@ -20,7 +20,7 @@ from saphira.api.compute.app import ComputeApp
 from saphira.api.compute.state import ComputeState
 from saphira.api.network import build_app, build_backend
 from saphira.api.network.app import Backend
-from saphira.common.network_client import NetworkClient
+from saphira.clients.network import NetworkClient
 from saphira.context import RequestContext
 from saphira.db.network import sync
 from saphira.netsvc.agents import AgentRegistry

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from saphira.api.compute.app import Call
 from saphira.api.compute.security_group_views import server_groups
-from saphira.common.network_client import NetworkClient, NetworkRefused
+from saphira.clients.network import NetworkClient, NetworkRefused
 from saphira.exception import BadRequest, NotImplementedHere, SaphiraError
 from saphira.objects import Instance
 
