@@ -2,7 +2,8 @@
 
 Answers are queued per (method, path): ``reply`` adds a canned answer,
 ``refuse_connection`` a failed connection, ``handle`` a function of the
-request (a tiny service). Each request takes the first queued answer of its
+request (a tiny service; its reply may carry ``chunks``, e.g. a stream that
+breaks off). Each request takes the first queued answer of its
 route; the last one stays and answers every later request. Every request
 sent is kept in ``sent``, so a test reads the exact method, URL, headers,
 query and body a client produced. A request nobody programmed fails the
@@ -61,8 +62,8 @@ class FakeTransport:
         if isinstance(answer, TransportError):
             raise answer
         reply = answer if isinstance(answer, Reply) else answer(request)
-        reply = Reply(reply.status, reply.headers, reply.content, closer=self._close)
-        if request.stream:
+        reply = Reply(reply.status, reply.headers, reply.content, reply.chunks, self._close)
+        if request.stream and reply.status < 400 and reply.chunks is None:
             reply.chunks, reply.content = self._chunks(reply.content), b""
         return reply
 

@@ -89,7 +89,7 @@ class RequestsTransport:
         except requests.RequestException as error:
             raise TransportError(str(error)) from None
         headers = dict(response.headers)
-        if request.stream:
+        if request.stream and response.status_code < 400:  # a refusal's body is read at once
             return Reply(response.status_code, headers, chunks=_chunks(response),
                          closer=response.close)  # fmt: skip
         return Reply(response.status_code, headers, response.content)

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from saphira import exception
+from saphira.clients.image import ImageClient
 from saphira.clients.placement import PlacementClient
-from saphira.common.images import ImageClient
 from saphira.compute import resize
 from saphira.compute.build import BuildMixin, VifPlugging
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents

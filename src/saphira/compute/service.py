@@ -10,9 +10,9 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
 from saphira.clients.placement import PlacementClient
-from saphira.common.images import ImageClient
 from saphira.common.periodic import Periodic
 from saphira.compute import reconcile, resource_tracker
 from saphira.compute.build import VifPlugging

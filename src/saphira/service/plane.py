@@ -16,9 +16,9 @@ from oslo_config import cfg
 
 from saphira.clients.endpoints import image_url, service_url
 from saphira.clients.identity import PasswordToken
+from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
 from saphira.clients.placement import PlacementClient
-from saphira.common.images import ImageClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.db import cells

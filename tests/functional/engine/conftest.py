@@ -27,9 +27,9 @@ import saphira.conf
 from saphira.api.auth import LocalValidator
 from saphira.api.compute import build_app as build_compute_app
 from saphira.api.image import build_app as build_image_app
+from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
 from saphira.clients.placement import PlacementClient
-from saphira.common.images import ImageClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.context import RequestContext

@@ -22,7 +22,7 @@ from oslo_config import cfg
 
 from saphira.clients.endpoints import image_url
 from saphira.clients.identity import PasswordToken
-from saphira.common.images import ImageClient
+from saphira.clients.image import ImageClient
 from saphira.domain.states import PowerState
 from saphira.objects import Flavor, Instance
 from saphira.virt import kvm_probe
