@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import requests
 
 from saphira import exception
-from saphira.common import tls
+from saphira.clients import tls
 
 Params = list[tuple[str, str]]
 

@@ -1,5 +1,5 @@
 """What every long-running service process shares below the service packages:
-timers (``periodic``) and the CA its HTTPS clients trust (``tls``).
+timers (``periodic``).
 
 It sits just above ``saphira.conf``: the scheduler, conductor and compute
 agent use it, and it imports none of them (nor the database). Clients of
