@@ -5,7 +5,8 @@ request, so a renewed service token is picked up), optionally a second one
 sent as ``X-Service-Token`` (the service vouching for a user's token that
 may expire meanwhile), a timeout and a transport. ``request`` retries an
 idempotent call (GET, HEAD, PUT, DELETE without a streamed body) whose
-connection failed or which got a 503, at most ``retries`` more times with a
+connection failed (not one that timed out waiting for the answer) or which
+got a 503, at most ``retries`` more times with a
 short growing pause, as keystoneauth's ``connect_retries`` and
 ``status_code_retries`` do; a POST is sent once. A refusal (status >= 400)
 is raised as ``refusal(reply)`` builds it: by default the shared
@@ -113,7 +114,7 @@ class ServiceClient:
             try:
                 reply = self.transport.send(request)
             except TransportError as error:
-                if last:
+                if last or not error.retryable:
                     raise self.unreachable(error) from None
             else:
                 if reply.status != 503 or last:

@@ -80,6 +80,7 @@ class PasswordToken:
         self.section = section
         self.timeout = timeout
         self.transport = transport
+        self._client: IdentityClient | None = None  # made on first use: one connection pool
         self._token: str | None = None
         self._expires = dt.datetime.min.replace(tzinfo=dt.UTC)
         self._lock = threading.Lock()
@@ -99,8 +100,11 @@ class PasswordToken:
         s = self.section
         if not (s.auth_url and s.username and s.password):
             raise exception.ConfigError("service credentials (auth_url, username, password) unset")
-        client = IdentityClient(s.auth_url, timeout=self.timeout, transport=self.transport)
-        return client.password_token(s)
+        if self._client is None:
+            self._client = IdentityClient(
+                s.auth_url, timeout=self.timeout, transport=self.transport
+            )
+        return self._client.password_token(s)
 
 
 class TokenValidator:
@@ -110,7 +114,9 @@ class TokenValidator:
         self, credentials: Credentials, *, timeout: float = 10, transport: Transport | None = None
     ) -> None:
         self.client = IdentityClient(credentials.auth_url, timeout=timeout, transport=transport)
-        self.service_token = PasswordToken(credentials, timeout=timeout, transport=transport)
+        self.service_token = PasswordToken(
+            credentials, timeout=timeout, transport=self.client.transport
+        )
 
     def validate(self, token: str, allow_expired: bool = False) -> TokenBody:
         """The token's body; Unauthorized if Keystone does not know it (404)."""

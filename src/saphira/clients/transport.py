@@ -23,7 +23,15 @@ Params = list[tuple[str, str]]
 
 
 class TransportError(exception.ServiceUnavailable):
-    """No answer: the connection was refused, timed out or broke off."""
+    """No answer: the connection was refused, timed out or broke off.
+
+    ``retryable`` is False when the service may have acted and was only slow
+    to answer (a read timeout): waiting that long again would not help.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,10 @@ class RequestsTransport:
                 params=request.params, json=request.json, data=request.data,
                 stream=request.stream, timeout=request.timeout, verify=tls.verify(),
             )  # fmt: skip
-        except requests.RequestException as error:
+        except requests.ConnectionError as error:  # refused, reset, or no connection in time
             raise TransportError(str(error)) from None
+        except requests.RequestException as error:  # a read timeout, a bad URL...
+            raise TransportError(str(error), retryable=False) from None
         headers = dict(response.headers)
         if request.stream and response.status_code < 400:  # a refusal's body is read at once
             return Reply(response.status_code, headers, chunks=_chunks(response),

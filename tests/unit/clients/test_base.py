@@ -7,7 +7,7 @@ import pytest
 from saphira import exception
 from saphira.clients.base import ServiceClient
 from saphira.clients.fake import FakeTransport
-from saphira.clients.transport import Reply, Request
+from saphira.clients.transport import Reply, Request, TransportError
 
 BASE = "http://svc.test/v1"
 
@@ -74,6 +74,15 @@ def test_retries_are_bounded_then_the_service_is_unavailable() -> None:
     with pytest.raises(exception.ServiceUnavailable, match=r"^service unreachable: Connection"):
         _client(wire).call("PUT", "/things/x", {"x": 1})
     assert len(wire.sent) == 3
+
+
+def test_a_call_that_timed_out_waiting_is_not_retried() -> None:
+    wire = FakeTransport()
+    wire.reply("GET", "/v1/slow", json={})
+    wire.routes[("GET", "/v1/slow")].insert(0, TransportError("read timed out", retryable=False))
+    with pytest.raises(exception.ServiceUnavailable, match="read timed out"):
+        _client(wire).call("GET", "/slow")
+    assert len(wire.sent) == 1
 
 
 def test_a_503_is_retried_and_the_last_one_raised() -> None:
