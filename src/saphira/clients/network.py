@@ -19,7 +19,7 @@ from typing import Any
 
 from saphira import exception
 from saphira.clients.base import ServiceClient, TokenProvider
-from saphira.clients.transport import Reply, Transport
+from saphira.clients.transport import Reply, Transport, pooled
 
 Filter = str | bool | list[str]
 
@@ -96,6 +96,12 @@ class NetworkClient(ServiceClient):
         super().__init__(
             base_url, token, service_token=service_token, timeout=timeout, transport=transport
         )
+
+    @classmethod
+    def for_caller(cls, base_url: str, token: str) -> NetworkClient:
+        """A client with a caller's token, made per request, on the process's one
+        pool of connections to ``base_url`` (not a session of its own per call)."""
+        return cls(base_url, lambda: token, transport=pooled(base_url.rstrip("/")))
 
     def as_user(self, token: str) -> NetworkClient:
         """The same service with a user's token: what that user may see and do,

@@ -10,6 +10,7 @@ that cannot be made or breaks off is a ``TransportError``, never a
 from __future__ import annotations
 
 import json as jsonlib
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -112,3 +113,17 @@ def _chunks(response: requests.Response, size: int = 1024 * 1024) -> Iterator[by
         raise TransportError(f"the answer broke off: {error}") from None
     finally:
         response.close()
+
+
+_pools: dict[str, RequestsTransport] = {}
+_pools_lock = threading.Lock()
+
+
+def pooled(base_url: str) -> RequestsTransport:
+    """The process's one transport to ``base_url``: for clients made per request
+    (an API acting with each caller's token), which then share its connections."""
+    with _pools_lock:
+        transport = _pools.get(base_url)
+        if transport is None:
+            transport = _pools[base_url] = RequestsTransport()
+        return transport

@@ -43,6 +43,14 @@ def test_a_users_client_vouched_for_by_the_service_shares_the_wire() -> None:
     assert "X-Service-Token" not in service.headers()
 
 
+def test_callers_clients_share_one_pool_per_service() -> None:
+    first = NetworkClient.for_caller("http://n.test/", "t1")
+    second = NetworkClient.for_caller("http://n.test", "t2")
+    assert first.transport is second.transport
+    assert NetworkClient.for_caller("http://other.test", "t1").transport is not first.transport
+    assert (first.headers()["X-Auth-Token"], second.headers()["X-Auth-Token"]) == ("t1", "t2")
+
+
 def test_neutrons_fault_keeps_its_message_type_and_status() -> None:
     wire = FakeTransport()
     fault = {"NeutronError": {"type": "IpAddressInUse", "message": "in use", "detail": ""}}

@@ -29,7 +29,7 @@ def client(call: Call) -> NetworkClient:
     if not url:
         raise NotImplementedHere("No network service is configured for this cloud.")
     token = call.context.auth_token or ""
-    return NetworkClient(url, lambda: token)
+    return NetworkClient.for_caller(url, token)
 
 
 @contextmanager
