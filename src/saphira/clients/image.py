@@ -78,9 +78,9 @@ class ImageClient(ServiceClient):
     ) -> None:
         super().__init__(base_url, token, timeout=timeout, transport=transport)
 
-    def as_user(self, token: str, timeout: float | None = None) -> ImageClient:
+    def as_user(self, token: str) -> ImageClient:
         """The same service (and connection pool) with a caller's token."""
-        return ImageClient(self.base_url, lambda: token, timeout or self.timeout, self.transport)
+        return ImageClient(self.base_url, lambda: token, self.timeout, self.transport)
 
     def open(self, image_id: str) -> ImageStream:
         """An active image's bytes as a stream of chunks of at most 1 MiB.

@@ -108,7 +108,7 @@ def test_a_snapshot_the_image_service_refuses() -> None:
     wire.reply("POST", "/v2/images", status=201, json={"id": "new"})
     images = CallerImages("http://img.test", transport=wire)
     assert images.create("t", {"name": "snap"}) == {"id": "new"}
-    wire.reply("POST", "/v2/images", status=413, content=b"too many")
-    wire.routes[("POST", "/v2/images")].pop(0)
+    refusing = FakeTransport()
+    refusing.reply("POST", "/v2/images", status=413, content=b"too many")
     with pytest.raises(exception.NotFound, match="refused the snapshot: too many"):
-        images.create("t", {"name": "snap"})
+        CallerImages("http://img.test", transport=refusing).create("t", {"name": "snap"})
