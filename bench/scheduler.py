@@ -27,6 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from saphira.clients.placement import Candidates
 from saphira.conf import make_conf
 from saphira.context import RequestContext
 from saphira.db import cells
@@ -35,7 +36,6 @@ from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
 from saphira.objects.flavor import Flavor
 from saphira.objects.request_spec import RequestSpec
-from saphira.placement.client import Candidates
 from saphira.scheduler.manager import SchedulerManager
 
 

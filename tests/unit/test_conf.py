@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from saphira import conf
-from saphira.common.service_auth import service_url
+from saphira.clients.endpoints import service_url
 from saphira.exception import ConfigError
 
 GUIDE_CONF = """

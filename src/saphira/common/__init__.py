@@ -1,6 +1,7 @@
 """What every long-running service process shares below the service packages:
-timers (``periodic``) and the service user's credentials (``service_auth``).
+timers (``periodic``).
 
 It sits just above ``saphira.conf``: the scheduler, conductor and compute
-agent use it, and it imports none of them (nor the database).
+agent use it, and it imports none of them (nor the database). Clients of
+other services live in ``saphira.clients``.
 """

@@ -26,7 +26,7 @@ from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
 from saphira.virt.errors import VirtualInterfaceCreateFailed
 
 if TYPE_CHECKING:
-    from saphira.placement.client import PlacementClient
+    from saphira.clients.placement import PlacementClient
     from saphira.rpc.rpcapi.conductor import ConductorAPI
     from saphira.virt.driver import ComputeDriver
 

@@ -1,5 +1,5 @@
 """Image metadata as the driver sees it (the client for image bytes is
-``saphira.common.images``)."""
+``saphira.clients.image``)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any
 
 from saphira import exception
-from saphira.common.images import ImageClient
+from saphira.clients.image import ImageClient
+from saphira.clients.placement import PlacementClient
 from saphira.compute import resize
 from saphira.compute.build import BuildMixin, VifPlugging
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents
@@ -29,7 +30,6 @@ from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
 from saphira.objects import Instance, InstanceFault
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.server import endpoint_target

@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from saphira import exception
-from saphira.common.network_client import NetworkClient, NetworkRefused
-from saphira.common.network_client import NetworkNotFound as NotInNetworkService
+from saphira.clients.network import NetworkClient, NetworkRefused
+from saphira.clients.network import NetworkNotFound as NotInNetworkService
 from saphira.compute import network_errors as errors
 from saphira.compute.vifs import instance_vif
 from saphira.context import RequestContext

@@ -22,8 +22,8 @@ from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
 from saphira.virt.types import Migration, NetworkInfo
 
 if TYPE_CHECKING:
+    from saphira.clients.placement import PlacementClient
     from saphira.compute.network import Networking
-    from saphira.placement.client import PlacementClient
     from saphira.rpc.rpcapi.compute import ComputeAPI
     from saphira.rpc.rpcapi.conductor import ConductorAPI
     from saphira.virt.driver import ComputeDriver

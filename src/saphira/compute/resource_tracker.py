@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from oslo_config import cfg
 
+from saphira.clients.placement import PlacementClient
 from saphira.context import RequestContext
 from saphira.objects import ComputeNode
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.virt.driver import ComputeDriver
 

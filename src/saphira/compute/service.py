@@ -10,15 +10,15 @@ from typing import Any
 
 from oslo_config import cfg
 
-from saphira.common.images import ImageClient
-from saphira.common.network_client import NetworkClient
+from saphira.clients.image import ImageClient
+from saphira.clients.network import NetworkClient
+from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
 from saphira.compute import reconcile, resource_tracker
 from saphira.compute.build import VifPlugging
 from saphira.compute.manager import ComputeManager
 from saphira.compute.network import Networking
 from saphira.context import RequestContext
-from saphira.placement.client import PlacementClient
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI

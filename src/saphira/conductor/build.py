@@ -16,6 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from saphira import exception
+from saphira.clients.placement import PlacementClient
 from saphira.conductor import faults
 from saphira.conductor.databases import CellRef, Databases
 from saphira.context import RequestContext
@@ -25,7 +26,6 @@ from saphira.db.cell import actions, instances
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import TABLE, Action
 from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.scheduler import SchedulerAPI
 

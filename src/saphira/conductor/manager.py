@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 
+from saphira.clients.placement import PlacementClient
 from saphira.conductor.build import BuildTasks
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import Records
 from saphira.conductor.resize import ResizeTasks
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.rpcapi.scheduler import SchedulerAPI

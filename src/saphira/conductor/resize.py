@@ -9,6 +9,7 @@ import uuid as uuidlib
 from typing import Any
 
 from saphira import exception
+from saphira.clients.placement import PlacementClient
 from saphira.conductor import faults
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import column_updates
@@ -17,7 +18,6 @@ from saphira.db.cell import actions, instances
 from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY, ComputeAPI
 from saphira.rpc.rpcapi.scheduler import SchedulerAPI
 

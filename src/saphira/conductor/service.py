@@ -7,12 +7,12 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
 from saphira.conductor import watchdog
 from saphira.conductor.databases import Databases
 from saphira.conductor.manager import ConductorManager
 from saphira.context import RequestContext
-from saphira.placement.client import PlacementClient
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 
 from saphira import exception
+from saphira.clients.placement import PlacementClient
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import COMPUTE_BINARY
 from saphira.db.cell import actions, instances, services
@@ -20,7 +21,6 @@ from saphira.db.cell.instances import InstanceFilters
 from saphira.domain.states import VmState
 from saphira.domain.table import TABLE, Action
 from saphira.objects import InstanceFault
-from saphira.placement.client import PlacementClient
 
 LOG = logging.getLogger(__name__)
 

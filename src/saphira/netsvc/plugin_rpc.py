@@ -1,6 +1,6 @@
 """The network service's side of NetworkPluginAPI (topic ``network``): what
 the agents ask, answered from the database they may not touch; ports that
-came up are also reported to the compute API (``nova_notifier``)."""
+came up are also reported to the compute API (``saphira.clients.compute_events``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from saphira.clients.compute_events import ComputeEvents
 from saphira.context import RequestContext
 from saphira.db.transactions import Database
 from saphira.netsvc import dhcp_networks, host_ports
 from saphira.netsvc.agents import AgentRegistry
-from saphira.netsvc.nova_notifier import NovaNotifier, vif_plugged_events
 from saphira.netsvc.settings import Settings
+from saphira.netsvc.vif_events import vif_plugged_events
 from saphira.objects.network import DHCP_AGENT, DhcpNetwork, PortDetails
 from saphira.policy import Enforcer
 from saphira.rpc.rpcapi.network import NetworkPluginAPI
@@ -31,7 +32,7 @@ class PluginEndpoint:
         db: Database,
         settings: Settings,
         enforcer: Enforcer,
-        notifier: NovaNotifier | None = None,
+        notifier: ComputeEvents | None = None,
     ) -> None:
         self.db, self.settings, self.enforcer = db, settings, enforcer
         self.agents = AgentRegistry(db, settings)

@@ -1,1 +1,3 @@
-"""Placement's backend: providers, inventories, allocations and candidates (no HTTP)."""
+"""The placement backend: providers, inventories, allocations and candidates over
+its own database (the HTTP side is ``saphira.api.placement``; agents reach it
+through ``saphira.clients.placement``)."""

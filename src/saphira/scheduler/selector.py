@@ -16,9 +16,9 @@ from typing import Any, Protocol
 from oslo_config import cfg
 
 from saphira import exception
+from saphira.clients.placement import Candidates
 from saphira.objects.request_spec import RequestSpec
 from saphira.objects.selection import Selection
-from saphira.placement.client import Candidates
 from saphira.scheduler import explain, filters, weighers
 from saphira.scheduler.host_state import UNMAPPED, Candidate, HostState, Request
 

@@ -12,7 +12,7 @@ from oslo_config import cfg
 
 from saphira.api.network import build_backend
 from saphira.api.network.app import Backend
-from saphira.netsvc.nova_notifier import NovaNotifier
+from saphira.clients.compute_events import ComputeEvents
 from saphira.netsvc.plugin_rpc import PluginEndpoint
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.service import DhcpAgentService
@@ -50,7 +50,7 @@ class NetworkPlane:
         self.backend = build_backend(self.conf)
         endpoint = PluginEndpoint(
             self.backend.db, self.backend.settings, self.backend.enforcer,
-            NovaNotifier.from_conf(self.conf),
+            ComputeEvents.from_conf(self.conf),
         )  # fmt: skip
         self.server = rpc_server.start_server(
             self.conf, TOPIC, self.conf.host, [endpoint], transport=self.transport

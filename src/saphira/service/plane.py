@@ -14,13 +14,14 @@ from typing import Any
 
 from oslo_config import cfg
 
-from saphira.common.images import ImageClient
-from saphira.common.network_client import NetworkClient
-from saphira.common.service_auth import PasswordToken, image_url, service_url
+from saphira.clients.endpoints import image_url, service_url
+from saphira.clients.identity import PasswordToken
+from saphira.clients.image import ImageClient
+from saphira.clients.network import NetworkClient
+from saphira.clients.placement import PlacementClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.db import cells
-from saphira.placement.client import PlacementClient
 from saphira.rpc.transport import get_rpc_transport
 from saphira.scheduler import service as scheduler_service
 from saphira.service.netplane import NetworkPlane

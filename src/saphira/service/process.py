@@ -21,7 +21,7 @@ from typing import Protocol
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
-from saphira.common.tls import trust_own_endpoints
+from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
 from saphira.service import logs, registry
 from saphira.service.plane import ControlPlane

@@ -21,7 +21,7 @@ from typing import TextIO
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
-from saphira.common.tls import trust_own_endpoints
+from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError
 from saphira.privsep import context as privileged
 from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image

@@ -8,8 +8,8 @@ import enum
 from collections.abc import Callable
 from typing import Protocol
 
-from saphira.common.images import ImageData as ImageData
-from saphira.common.images import ImageStream as ImageStream
+from saphira.clients.image import ImageData as ImageData
+from saphira.clients.image import ImageStream as ImageStream
 from saphira.domain.states import PowerState
 from saphira.objects import Flavor
 

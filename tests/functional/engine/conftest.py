@@ -27,8 +27,9 @@ import saphira.conf
 from saphira.api.auth import LocalValidator
 from saphira.api.compute import build_app as build_compute_app
 from saphira.api.image import build_app as build_image_app
-from saphira.common.images import ImageClient
-from saphira.common.network_client import NetworkClient
+from saphira.clients.image import ImageClient
+from saphira.clients.network import NetworkClient
+from saphira.clients.placement import PlacementClient
 from saphira.compute.service import ComputeService
 from saphira.conductor.service import ConductorService
 from saphira.context import RequestContext
@@ -40,7 +41,6 @@ from saphira.db.cell import instances
 from saphira.db.image import make_image_engine
 from saphira.db.image import sync as image_db_sync
 from saphira.objects import Flavor, Instance, RequestSpec
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
 from saphira.scheduler import service as scheduler_service

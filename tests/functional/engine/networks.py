@@ -20,11 +20,11 @@ from saphira.api.compute.app import ComputeApp
 from saphira.api.compute.state import ComputeState
 from saphira.api.network import build_app, build_backend
 from saphira.api.network.app import Backend
-from saphira.common.network_client import NetworkClient
+from saphira.clients.compute_events import ComputeEvents
+from saphira.clients.network import NetworkClient
 from saphira.context import RequestContext
 from saphira.db.network import sync
 from saphira.netsvc.agents import AgentRegistry
-from saphira.netsvc.nova_notifier import NovaNotifier
 from saphira.netsvc.plugin_rpc import PluginEndpoint
 from saphira.objects.network import OVS_AGENT
 from tests.functional.compute.servers_harness import check as _check
@@ -78,7 +78,7 @@ class Neutron:
 
     def plugged(self, host: str, port_ids: list[str]) -> None:
         """The L2 agent's report, through the service's endpoint and its notifier."""
-        notifier = NovaNotifier(self.compute_url, self.token)
+        notifier = ComputeEvents(self.compute_url, self.token)
         endpoint = PluginEndpoint(
             self.backend.db, self.backend.settings, self.backend.enforcer, notifier
         )

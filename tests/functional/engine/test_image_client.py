@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from saphira import exception
-from saphira.common.images import ImageClient
+from saphira.clients.image import ImageClient
 from tests.functional.engine.conftest import Api, Plane
 
 MIB = 1024 * 1024

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from saphira.common.network_client import NetworkClient, NetworkRefused
+from saphira.clients.network import NetworkClient, NetworkRefused
 from saphira.identity.tokens import TokenPayload, utcnow
 from tests.functional.engine.conftest import Plane
 from tests.functional.engine.networks import Neutron, project, refused, serve_network, server_on

@@ -9,8 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from saphira import exception
-from saphira.placement.client import PlacementClient
-from saphira.placement.errors import ConcurrentUpdate
+from saphira.clients.placement import ConcurrentUpdate, PlacementClient
 from tests.functional.identity.server import serve
 from tests.functional.placement.conftest import Placement
 

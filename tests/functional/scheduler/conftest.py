@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from oslo_config import cfg
 
+from saphira.clients.placement import PlacementClient
 from saphira.db import cells
 from saphira.db.api import connect
 from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
-from saphira.placement.client import PlacementClient
 from saphira.scheduler.manager import SchedulerManager
 from tests.functional.identity.server import serve
 from tests.functional.placement.conftest import start_placement

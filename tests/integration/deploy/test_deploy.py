@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import requests
 
-from saphira.common.service_auth import local_url
+from saphira.clients.endpoints import local_url
 from tests.integration.deploy.deployment import Deployment
 from tests.polling import wait_for
 from tests.unprivileged import descendants, uid_of

@@ -13,7 +13,7 @@ import copy
 import itertools
 from typing import Any
 
-from saphira.common.network_client import (
+from saphira.clients.network import (
     Filter,
     NetworkClient,
     NetworkConflict,

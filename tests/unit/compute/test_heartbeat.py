@@ -8,10 +8,10 @@ from typing import Any
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.clients.placement import PlacementClient
 from saphira.compute.service import ComputeService
 from saphira.context import RequestContext
 from saphira.objects.service import Service
-from saphira.placement.client import PlacementClient
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
 from saphira.virt.fake import FakeDriver

@@ -1,9 +1,9 @@
-"""The servers API's two seams: the message bus and the image service.
+"""The servers API's seam to the message bus (the image service's is
+``saphira.clients.image.Images``).
 
 ``ServerBackend`` is everything the API asks of the conductor and the
 compute hosts; ``RpcBackend`` sends it over ``[DEFAULT] transport_url`` with
-the stubs of ``saphira.rpc.rpcapi``. Tests swap in a recorder. ``Images`` is
-the image service seen with the caller's token (Nova's glance client).
+the stubs of ``saphira.rpc.rpcapi``. Tests swap in a recorder.
 """
 
 from __future__ import annotations
@@ -12,14 +12,9 @@ import inspect
 import threading
 from typing import Any, Protocol
 
-import requests
 from oslo_config import cfg
 
-from saphira.common import tls
-from saphira.conf import endpoints
-from saphira.conf.ssl import scheme
 from saphira.context import RequestContext
-from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
 
 
@@ -93,48 +88,3 @@ class RpcBackend:
         if "host" in inspect.signature(stub).parameters:
             kwargs["host"] = host
         return stub(context, **kwargs)
-
-
-class Images(Protocol):
-    def get(self, token: str, image_id: str) -> dict[str, Any]: ...
-
-    def create(self, token: str, body: dict[str, Any]) -> dict[str, Any]: ...
-
-
-class HttpImages:
-    """Glance v2 over HTTP with the caller's token: visibility is the image service's."""
-
-    def __init__(self, conf: cfg.ConfigOpts) -> None:
-        servers = list(conf.glance.api_servers or [])
-        self.base = (servers[0] if servers else _local_image_url(conf)).rstrip("/")
-
-    def get(self, token: str, image_id: str) -> dict[str, Any]:
-        response = requests.get(
-            f"{self.base}/v2/images/{image_id}",
-            headers={"X-Auth-Token": token},
-            timeout=30,
-            verify=tls.verify(),
-        )
-        if response.status_code == 404:
-            raise BadRequest(f"Image {image_id} could not be found.")
-        response.raise_for_status()
-        image: dict[str, Any] = response.json()
-        return image
-
-    def create(self, token: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = requests.post(
-            f"{self.base}/v2/images",
-            json=body,
-            headers={"X-Auth-Token": token},
-            timeout=30,
-            verify=tls.verify(),
-        )
-        if response.status_code >= 400:
-            raise NotFound(f"Image service refused the snapshot: {response.text[:200]}")
-        image: dict[str, Any] = response.json()
-        return image
-
-
-def _local_image_url(conf: cfg.ConfigOpts) -> str:
-    endpoint = endpoints.by_type("image")
-    return f"{scheme(conf)}://127.0.0.1:{endpoints.listen_port(conf, endpoint)}"

@@ -22,7 +22,7 @@ from typing import Any
 
 from saphira.api.compute import network_proxy as proxy
 from saphira.api.compute.app import Call
-from saphira.common.network_client import NetworkClient
+from saphira.clients.network import NetworkClient
 from saphira.context import RequestContext
 from saphira.exception import BadRequest, Conflict, Forbidden, NotFound, SaphiraError
 from saphira.netsvc.addresses import Pool

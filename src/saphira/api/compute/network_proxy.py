@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from saphira.api.compute.app import Call
 from saphira.api.compute.security_group_views import server_groups
-from saphira.common.network_client import NetworkClient, NetworkRefused
+from saphira.clients.network import NetworkClient, NetworkRefused
 from saphira.exception import BadRequest, NotImplementedHere, SaphiraError
 from saphira.objects import Instance
 
@@ -29,7 +29,7 @@ def client(call: Call) -> NetworkClient:
     if not url:
         raise NotImplementedHere("No network service is configured for this cloud.")
     token = call.context.auth_token or ""
-    return NetworkClient(url, lambda: token)
+    return NetworkClient.for_caller(url, token)
 
 
 @contextmanager

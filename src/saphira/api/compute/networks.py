@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response
 from saphira.api.compute import network_proxy as proxy
 from saphira.api.compute.app import Call, Handler, max_version, route
 from saphira.api.wsgi import json_response
-from saphira.common.network_client import NetworkNotFound
+from saphira.clients.network import NetworkNotFound
 from saphira.exception import NotFound, SaphiraError
 
 View = Callable[[Call, dict[str, Any]], dict[str, Any]]

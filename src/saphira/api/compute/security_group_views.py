@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from saphira.api.compute.security_group_rules import ports
-from saphira.common.network_client import NetworkClient
+from saphira.clients.network import NetworkClient
 
 Group = dict[str, Any]
 Ref = dict[str, str]  # {"name", "tenant_id"} of a group a rule points at

@@ -17,7 +17,7 @@ from saphira.api.compute.app import Call, max_version, route
 from saphira.api.compute.common import MAX_LIMIT, query_int
 from saphira.api.compute.security_group_views import group_views, ref, rule_view
 from saphira.api.wsgi import json_response
-from saphira.common.network_client import NetworkClient
+from saphira.clients.network import NetworkClient
 from saphira.exception import BadRequest, Conflict, Forbidden, NotFound
 
 _TEXT = {"type": "string", "maxLength": 255}

@@ -18,7 +18,7 @@ from saphira.api.compute import server_lookup
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.security_group_views import group_views, server_groups
 from saphira.api.wsgi import json_response, validate
-from saphira.common.network_client import NetworkClient
+from saphira.clients.network import NetworkClient
 from saphira.exception import BadRequest, Conflict, NotFound
 from saphira.objects import Instance
 

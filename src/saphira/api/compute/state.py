@@ -17,8 +17,9 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-from saphira.api.compute.backend import HttpImages, Images, RpcBackend, ServerBackend
-from saphira.common.service_auth import service_url
+from saphira.api.compute.backend import RpcBackend, ServerBackend
+from saphira.clients.endpoints import service_url
+from saphira.clients.image import CallerImages, Images
 from saphira.db.api import connect
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping
@@ -53,7 +54,7 @@ class ComputeState:
         engine = make_engine(connect.api_url(conf), connect_timeout=conf.database.connect_timeout)
         return cls(
             conf, engine, Enforcer(conf), QuotaEngine.from_conf(conf),
-            backend=RpcBackend(conf), images=HttpImages(conf),
+            backend=RpcBackend(conf), images=CallerImages.from_conf(conf),
             network_url=service_url(conf, "neutron", "network"),
         )  # fmt: skip
 

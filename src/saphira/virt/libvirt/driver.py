@@ -19,8 +19,9 @@ from typing import Any, Self
 import libvirt
 from oslo_config import cfg
 
-from saphira.common.images import ImageClient
-from saphira.common.service_auth import PasswordToken, image_url
+from saphira.clients.endpoints import image_url
+from saphira.clients.identity import PasswordToken
+from saphira.clients.image import ImageClient
 from saphira.domain.states import PowerState
 from saphira.objects import Flavor, Instance
 from saphira.virt import kvm_probe

@@ -14,13 +14,12 @@ a build fault reads as the network service put it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-import requests
-
 from saphira import exception
-from saphira.common import tls
+from saphira.clients.base import ServiceClient, TokenProvider
+from saphira.clients.transport import Reply, Transport, pooled
 
 Filter = str | bool | list[str]
 
@@ -62,16 +61,16 @@ _BY_STATUS: dict[int, type[NetworkRefused]] = {
 }
 
 
-def _refusal(response: requests.Response) -> NetworkRefused:
+def _refusal(reply: Reply) -> NetworkRefused:
     """Neutron's fault, or the token middleware's Keystone-shaped one."""
     try:
-        body = response.json()
+        body = reply.json()
         fault = body["NeutronError"] if "NeutronError" in body else body["error"]
         kind, message = str(fault.get("type", "")), str(fault.get("message", ""))
     except (ValueError, KeyError, TypeError, AttributeError):
-        kind, message = "", response.text[:200]
-    message = message or f"network service answered {response.status_code}"
-    return _BY_STATUS.get(response.status_code, NetworkRefused)(message, kind)
+        kind, message = "", reply.text[:200]
+    message = message or f"network service answered {reply.status}"
+    return _BY_STATUS.get(reply.status, NetworkRefused)(message, kind)
 
 
 def _params(filters: Mapping[str, Filter]) -> list[tuple[str, str]]:
@@ -83,26 +82,36 @@ def _params(filters: Mapping[str, Filter]) -> list[tuple[str, str]]:
     return pairs
 
 
-class NetworkClient:
+class NetworkClient(ServiceClient):
+    service = "network service"
+
     def __init__(
         self,
         base_url: str,
-        token: Callable[[], str],
+        token: TokenProvider,
         timeout: float = 30,
-        service_token: Callable[[], str] | None = None,
+        service_token: TokenProvider | None = None,
+        transport: Transport | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.token = token
-        self.timeout = timeout
-        self.service_token = service_token
-        self.http = requests.Session()
+        super().__init__(
+            base_url, token, service_token=service_token, timeout=timeout, transport=transport
+        )
+
+    @classmethod
+    def for_caller(cls, base_url: str, token: str) -> NetworkClient:
+        """A client with a caller's token, made per request, on the process's one
+        pool of connections to ``base_url`` (not a session of its own per call)."""
+        return cls(base_url, lambda: token, transport=pooled(base_url.rstrip("/")))
 
     def as_user(self, token: str) -> NetworkClient:
         """The same service with a user's token: what that user may see and do,
-        vouched for by this client's own (service) token."""
-        user = NetworkClient(self.base_url, lambda: token, self.timeout, service_token=self.token)
-        user.http = self.http  # one connection pool per service, not one per build
-        return user
+        vouched for by this client's own (service) token. It shares this client's
+        transport: one connection pool per service, not one per build."""
+        return NetworkClient(self.base_url, lambda: token, self.timeout,
+                             service_token=self.token, transport=self.transport)  # fmt: skip
+
+    def refusal(self, reply: Reply) -> exception.SaphiraError:
+        return _refusal(reply)
 
     # -- networks -------------------------------------------------------------
     def list_networks(self, **filters: Filter) -> list[dict[str, Any]]:
@@ -170,17 +179,4 @@ class NetworkClient:
     def _call(
         self, method: str, path: str, body: Any = None, params: list[tuple[str, str]] | None = None
     ) -> Any:
-        headers = {"X-Auth-Token": self.token(), "Accept": "application/json"}
-        if self.service_token is not None:
-            headers["X-Service-Token"] = self.service_token()
-        try:
-            response = self.http.request(
-                method, f"{self.base_url}/v2.0/{path}", json=body, params=params,
-                headers=headers, timeout=self.timeout,
-                verify=tls.verify(),
-            )  # fmt: skip
-        except requests.RequestException as error:
-            raise exception.ServiceUnavailable(f"network service unreachable: {error}") from None
-        if response.status_code >= 400:
-            raise _refusal(response)
-        return response.json() if response.content else None
+        return self.call(method, f"/v2.0/{path}", body, params=params)

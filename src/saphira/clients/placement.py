@@ -1,4 +1,4 @@
-"""A small typed Placement client for the compute agent and the scheduler.
+"""A small typed Placement client for the compute agent, conductor and scheduler.
 
 It speaks the HTTP API (so agents need no database), asks for one
 microversion, and turns Placement's error bodies back into saphira
@@ -12,15 +12,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import requests
-
 from saphira import exception
-from saphira.common import tls
-from saphira.placement.errors import ConcurrentUpdate
+from saphira.clients.base import ServiceClient, TokenProvider
+from saphira.clients.errors import error_for
+from saphira.clients.transport import Reply, Transport
 
-TokenProvider = Callable[[], str]
 VERSION = "1.36"
 TIMEOUT = 30
+
+
+class ConcurrentUpdate(exception.Conflict):
+    """Placement's ``placement.concurrent_update``: a generation moved; re-read and retry."""
+
+    placement_code = "placement.concurrent_update"
 
 
 @dataclass(frozen=True)
@@ -38,62 +42,34 @@ class Candidates:
     provider_summaries: dict[str, Any]
 
 
-def _error(response: requests.Response) -> exception.SaphiraError:
-    try:
-        first = response.json()["errors"][0]
-        detail, code = str(first.get("detail", "")), str(first.get("code", ""))
-    except (ValueError, KeyError, IndexError, TypeError):
-        detail, code = response.text[:200], ""
-    if response.status_code == 409 and code == ConcurrentUpdate.placement_code:
-        return ConcurrentUpdate(detail)
-    classes: dict[int, type[exception.SaphiraError]] = {
-        400: exception.BadRequest,
-        401: exception.Unauthorized,
-        403: exception.Forbidden,
-        404: exception.NotFound,
-        409: exception.Conflict,
-        503: exception.ServiceUnavailable,
-    }
-    return classes.get(response.status_code, exception.SaphiraError)(
-        f"placement: {response.status_code} {detail}"
-    )
+class PlacementClient(ServiceClient):
+    service = "placement"
 
-
-class PlacementClient:
     def __init__(
         self,
         endpoint: str,
         token: TokenProvider,
         *,
-        session: requests.Session | None = None,
+        transport: Transport | None = None,
         timeout: float = TIMEOUT,
     ) -> None:
-        self.endpoint = endpoint.rstrip("/")
-        self.token = token
-        self.http = session or requests.Session()
-        self.timeout = timeout
+        super().__init__(endpoint, token, transport=transport, timeout=timeout)
+
+    def headers(self) -> dict[str, str]:
+        return {**super().headers(), "OpenStack-API-Version": f"placement {VERSION}"}
+
+    def refusal(self, reply: Reply) -> exception.SaphiraError:
+        try:
+            first = reply.json()["errors"][0]
+            detail, code = str(first.get("detail", "")), str(first.get("code", ""))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            detail, code = reply.text[:200], ""
+        if reply.status == 409 and code == ConcurrentUpdate.placement_code:
+            return ConcurrentUpdate(detail)
+        return error_for(reply.status, f"placement: {reply.status} {detail}")
 
     def _call(self, method: str, path: str, body: Any = None, **params: Any) -> Any:
-        headers = {
-            "X-Auth-Token": self.token(),
-            "OpenStack-API-Version": f"placement {VERSION}",
-            "Accept": "application/json",
-        }
-        try:
-            response = self.http.request(
-                method,
-                self.endpoint + path,
-                json=body,
-                params=params or None,
-                headers=headers,
-                timeout=self.timeout,
-                verify=tls.verify(),
-            )
-        except requests.RequestException as error:
-            raise exception.ServiceUnavailable(f"placement unreachable: {error}") from None
-        if response.status_code >= 400:
-            raise _error(response)
-        return response.json() if response.content else None
+        return self.call(method, path, body, params=params or None)
 
     # -- providers -------------------------------------------------------
 

@@ -1,0 +1,129 @@
+"""The wire under every client: a request and a reply as plain dataclasses.
+
+``RequestsTransport`` sends them with one ``requests.Session`` (a pool of
+kept-alive connections per client) and ``verify=tls.verify()``; unit tests
+send them to ``saphira.clients.fake.FakeTransport`` instead. A connection
+that cannot be made or breaks off is a ``TransportError``, never a
+``requests`` exception: nothing above this module imports ``requests``.
+"""
+
+from __future__ import annotations
+
+import json as jsonlib
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import requests
+
+from saphira import exception
+from saphira.clients import tls
+
+Params = list[tuple[str, str]]
+
+
+class TransportError(exception.ServiceUnavailable):
+    """No answer: the connection was refused, timed out or broke off.
+
+    ``retryable`` is False when the service may have acted and was only slow
+    to answer (a read timeout): waiting that long again would not help.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    params: Params | None = None
+    json: Any = None
+    data: Iterable[bytes] | None = None  # a streamed body (uploads); never retried
+    stream: bool = False  # read the reply's body lazily (downloads)
+    timeout: float = 30
+
+
+def _nothing() -> None:
+    return None
+
+
+@dataclass
+class Reply:
+    """A service's answer; ``chunks`` is set instead of ``content`` when streamed."""
+
+    status: int
+    headers: Mapping[str, str] = field(default_factory=dict)
+    content: bytes = b""
+    chunks: Iterator[bytes] | None = None
+    closer: Callable[[], None] = _nothing
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+    def header(self, name: str) -> str | None:
+        """A header's value, whatever its case."""
+        wanted = name.lower()
+        return next((v for k, v in self.headers.items() if k.lower() == wanted), None)
+
+    def json(self) -> Any:
+        """The JSON body; ValueError when there is none."""
+        return jsonlib.loads(self.content)
+
+    def close(self) -> None:
+        self.closer()
+
+
+class Transport(Protocol):
+    def send(self, request: Request) -> Reply: ...
+
+
+class RequestsTransport:
+    """``requests`` with one session: connections are pooled and kept alive."""
+
+    def __init__(self, session: requests.Session | None = None) -> None:
+        self.session = session or requests.Session()
+
+    def send(self, request: Request) -> Reply:
+        try:
+            response = self.session.request(
+                request.method, request.url, headers=dict(request.headers),
+                params=request.params, json=request.json, data=request.data,
+                stream=request.stream, timeout=request.timeout, verify=tls.verify(),
+            )  # fmt: skip
+        except requests.ConnectionError as error:  # refused, reset, or no connection in time
+            raise TransportError(str(error)) from None
+        except requests.RequestException as error:  # a read timeout, a bad URL...
+            raise TransportError(str(error), retryable=False) from None
+        headers = dict(response.headers)
+        if request.stream and response.status_code < 400:  # a refusal's body is read at once
+            return Reply(response.status_code, headers, chunks=_chunks(response),
+                         closer=response.close)  # fmt: skip
+        return Reply(response.status_code, headers, response.content)
+
+
+def _chunks(response: requests.Response, size: int = 1024 * 1024) -> Iterator[bytes]:
+    try:
+        yield from response.iter_content(size)
+    except requests.RequestException as error:
+        raise TransportError(f"the answer broke off: {error}") from None
+    finally:
+        response.close()
+
+
+_pools: dict[str, RequestsTransport] = {}
+_pools_lock = threading.Lock()
+
+
+def pooled(base_url: str) -> RequestsTransport:
+    """The process's one transport to ``base_url``: for clients made per request
+    (an API acting with each caller's token), which then share its connections."""
+    with _pools_lock:
+        transport = _pools.get(base_url)
+        if transport is None:
+            transport = _pools[base_url] = RequestsTransport()
+        return transport
