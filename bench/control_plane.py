@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -43,14 +44,16 @@ memory_mb = 800000
 local_gb = 600000
 """
 UP_FLAGS = ["--compute-driver", "fake.FakeDriver", "--no-test-image", "--no-provider-network"]
+POLLS = 5  # requests counted to learn what one poll costs
+SETTLE = 1.0  # seconds left to a build's last steps after ACTIVE before counts are read
 GOALS = {"single": "<= 50 ms", "burst": "<= 4 s", "list": "<= 100 ms", "page": "<= 150 ms",
          "rss": "<= 250 MB"}  # fmt: skip
 
 
-def per_build(delta: Counts, builds: int, background: Counts, scale: float) -> list[float]:
-    """Counts per build (or request), the idle background of the same length taken off."""
+def per_build(delta: Counts, builds: int, *off: tuple[Counts, float]) -> list[float]:
+    """Counts per build (or request), after taking off each (counts, times) of ``off``."""
     return [
-        (value - getattr(background, name) * scale) / max(builds, 1)
+        (value - sum(getattr(counts, name) * times for counts, times in off)) / max(builds, 1)
         for name, value in delta.items()
     ]
 
@@ -83,20 +86,41 @@ class Run:
         self.idle_seconds = time.perf_counter() - began
 
     def one_by_one(self, network: str | None) -> None:
+        """create->ACTIVE over --runs servers, each polled with GET /servers/{id}."""
         where = "on a network" if network else "without a network"
         self.client.single("warm-up", self.failures, network)  # first-use caches, not counted
-        before, began, times = self.probe.counts(), time.perf_counter(), []
+        times = []
         for number in range(self.args.runs):
             took = self.client.single(f"one-{number}", self.failures, network)
             if took is not None:
                 times.append(took)
-        delta, seconds = self.probe.counts() - before, time.perf_counter() - began
         failed = self.args.runs - len(times)
         self.rows.append((f"create->ACTIVE, one server {where}, p50 ({self.args.runs} runs, "
                           f"{failed} failed)", ms(times), GOALS["single"]))  # fmt: skip
-        scale = seconds / self.idle_seconds
+        self.costs.append((f"GET /servers/{{id}} (a poll), {where}",
+                           self.cost(POLLS, self.client.show)))  # fmt: skip
+
+    def counted(self, network: str | None) -> None:
+        """--runs more builds, waited for with polls that cost the cloud nothing: counted."""
+        where = "on a network" if network else "without a network"
+        self.costs.append((f"GET /servers?name=...&status=ACTIVE (a quiet poll), {where}",
+                           self.cost(POLLS, self.client.quiet_poll)))  # fmt: skip
+        before, began = self.probe.counts(), time.perf_counter()
+        for number in range(self.args.runs):
+            name = f"counted-{'net' if network else 'none'}-{number}"
+            self.client.single(name, self.failures, network, quiet=True)
+        time.sleep(SETTLE)  # what the last build does after it shows ACTIVE
+        delta, seconds = self.probe.counts() - before, time.perf_counter() - began
+        idle = (self.background, seconds / self.idle_seconds)
         self.costs.append((f"one build {where}, one at a time",
-                           per_build(delta, self.args.runs, self.background, scale)))  # fmt: skip
+                           per_build(delta, self.args.runs, idle)))  # fmt: skip
+
+    def cost(self, times: int, request: Callable[[], object]) -> list[float]:
+        """What one request costs inside the cloud, over ``times`` of them."""
+        before = self.probe.counts()
+        for _ in range(times):
+            request()
+        return per_build(self.probe.counts() - before, times)
 
     def burst(self) -> None:
         count, threads = self.args.concurrent, self.args.threads
@@ -109,7 +133,7 @@ class Run:
         self.rows.append((f"{count} concurrent creates ({threads} threads), all ACTIVE "
                           f"({failed} failed)", f"{wall:.1f} s", GOALS["burst"]))  # fmt: skip
         self.costs.append((f"one build of {count} at once, polls included",
-                           per_build(delta, count, Counts(), 0.0)))  # fmt: skip
+                           per_build(delta, count)))  # fmt: skip
         print(f"  all-in-one CPU time during the burst: {cpu:.1f} s in {wall:.1f} s wall "
               f"({cpu / wall:.0%} of one core)")  # fmt: skip
 
@@ -120,7 +144,7 @@ class Run:
         self.rows.append((f"GET /servers/detail{query}, {servers:,} servers, {label}p50 "
                           f"({self.args.lists} runs)", ms(times), goal))  # fmt: skip
         self.costs.append((f"one GET /servers/detail{query}, {servers:,} servers",
-                           per_build(delta, self.args.lists, Counts(), 0.0)))  # fmt: skip
+                           per_build(delta, self.args.lists)))  # fmt: skip
 
     def fill(self, total: int) -> None:
         have, began = self.client.count(), time.perf_counter()
@@ -166,7 +190,10 @@ def measure(cloud: Cloud, probe: Probe, args: argparse.Namespace) -> None:
     run = Run(cloud, probe, args)
     run.idle()
     run.one_by_one(None)
-    run.one_by_one(run.client.network())
+    run.counted(None)
+    network = run.client.network()
+    run.one_by_one(network)
+    run.counted(network)
     run.burst()
     run.fill(args.servers)
     run.lists(args.servers, "", GOALS["list"], "")
