@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import re
 import threading
 import time
 from collections import Counter
@@ -12,8 +13,10 @@ from typing import Any
 
 from openstack.config.loader import OpenStackConfig
 from openstack.connection import Connection
+from openstack.exceptions import SDKException
 
 POLL = 0.05
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 WAIT = 600.0
 VERSION = "2.100"
 
@@ -27,7 +30,7 @@ class Failures:
 
     def add(self, why: str, count: int = 1) -> None:
         with self._lock:
-            self.seen[why] += count
+            self.seen[UUID.sub("<id>", why)] += count
 
     def describe(self) -> str:
         return ", ".join(f"{n} {why}" for why, n in sorted(self.seen.items())) or "none"
@@ -96,7 +99,11 @@ class Client:
         name and status, which the cloud answers from its databases alone.
         """
         began = time.perf_counter()
-        self.last, self.name = self.post(name, network=network)["server"]["id"], name
+        try:
+            self.last, self.name = self.post(name, network=network)["server"]["id"], name
+        except (RuntimeError, SDKException) as error:
+            failures.add(f"one-at-a-time create refused ({str(error)[:120]})")
+            return None
         while time.perf_counter() - began < WAIT:
             status = self.quiet_poll() if quiet else self.show()["status"]
             if status == "ACTIVE":
@@ -120,23 +127,32 @@ class Client:
                 return status
         return "BUILD"
 
-    def burst(self, count: int, threads: int) -> tuple[float, int]:
-        """``count`` creates posted by ``threads`` threads; seconds until all settled, failures."""
+    def connections(self, count: int) -> queue.Queue[Connection]:
+        """``count`` connections, each with its token, for the threads of a burst."""
         idle: queue.Queue[Connection] = queue.Queue()
-        for _ in range(threads):
+        for _ in range(count):
             idle.put(self.connect())
+        return idle
 
-        def one(number: int) -> None:
+    def burst(self, count: int, idle: queue.Queue[Connection]) -> tuple[float, int]:
+        """``count`` creates posted by a thread per connection; seconds until all settled,
+        and how many did not end ACTIVE."""
+        threads = idle.qsize()
+
+        def one(number: int) -> bool:
             conn = idle.get()
             try:
                 self.post(f"burst-{number}", conn=conn)
+            except (RuntimeError, SDKException):
+                return False  # refused: counted as failed, the rest go on
             finally:
                 idle.put(conn)
+            return True
 
         began = time.perf_counter()
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            posted = list(pool.map(one, range(count)))
-        active, _ = self.settle("?name=^burst-", len(posted), began)
+            posted = sum(pool.map(one, range(count)))
+        active, _ = self.settle("?name=^burst-", posted, began)
         return time.perf_counter() - began, count - active
 
     def settle(self, query: str, expected: int, began: float) -> tuple[int, int]:
