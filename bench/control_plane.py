@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,6 +45,8 @@ memory_mb = 800000
 local_gb = 600000
 """
 UP_FLAGS = ["--compute-driver", "fake.FakeDriver", "--no-test-image", "--no-provider-network"]
+PORT_NAMES = {5000: "identity", 8774: "compute", 8778: "placement", 9292: "image",
+              9696: "network"}  # fmt: skip
 POLLS = 5  # requests counted to learn what one poll costs
 SETTLE = 1.0  # seconds left to a build's last steps after ACTIVE before counts are read
 GOALS = {"single": "<= 50 ms", "burst": "<= 4 s", "list": "<= 100 ms", "page": "<= 150 ms",
@@ -70,6 +73,7 @@ class Run:
         self.client = Client(cloud.state_dir)
         self.rows: list[tuple[str, str, str]] = []
         self.costs: list[tuple[str, list[float]]] = []
+        self.breakdowns: list[tuple[str, Counter[str]]] = []
         self.failures = Failures()
         self.background, self.idle_seconds = Counts(), 1.0
         host = self.client.host()
@@ -105,12 +109,14 @@ class Run:
         where = "on a network" if network else "without a network"
         self.costs.append((f"GET /servers?name=...&status=ACTIVE (a quiet poll), {where}",
                            self.cost(POLLS, self.client.quiet_poll)))  # fmt: skip
-        before, began = self.probe.counts(), time.perf_counter()
+        (before, named), began = self.probe.read(), time.perf_counter()
         for number in range(self.args.runs):
             name = f"counted-{'net' if network else 'none'}-{number}"
             self.client.single(name, self.failures, network, quiet=True)
         time.sleep(SETTLE)  # what the last build does after it shows ACTIVE
-        delta, seconds = self.probe.counts() - before, time.perf_counter() - began
+        (after, named_after), seconds = self.probe.read(), time.perf_counter() - began
+        delta = after - before
+        self.breakdowns.append((where, named_after - named))
         idle = self.idle_for(seconds)
         self.costs.append((f"one build {where}, one at a time",
                            per_build(delta, self.args.runs, idle)))  # fmt: skip
@@ -190,6 +196,15 @@ class Run:
             f"(idle background in {self.idle_seconds:.1f} s, taken off the build and list "
             f"rows in proportion to their length: {dict(self.background.items())})"
         )
+        for where, named in self.breakdowns:
+            print(f"\nwhat the counted builds {where} sent, per build (idle background not "
+                  f"taken off), by port {self.ports()}:")  # fmt: skip
+            for what, count in sorted(named.items()):
+                print(f"  {count / self.args.runs:5.2f}  {what}")
+
+    def ports(self) -> str:
+        offset = self.cloud.port_offset
+        return ", ".join(f"{port + offset} {name}" for port, name in PORT_NAMES.items())
 
 
 def measure(cloud: Cloud, probe: Probe, args: argparse.Namespace) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from collections import Counter
 from pathlib import Path
 
 from saphira.common.tally import Counts
@@ -20,6 +21,10 @@ class Probe:
         self.pid, self.path = pid, tally_file
 
     def counts(self) -> Counts:
+        return self.read()[0]
+
+    def read(self) -> tuple[Counts, Counter[str]]:
+        """The counts, and the same by what was sent ("rpc_calls conductor.x", ...)."""
         self.path.unlink(missing_ok=True)
         os.kill(self.pid, signal.SIGUSR1)
         deadline = time.monotonic() + WAIT
@@ -27,7 +32,8 @@ class Probe:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"no tally in {self.path} {WAIT:.0f} s after SIGUSR1")
             time.sleep(0.005)
-        return Counts(**json.loads(self.path.read_text()))
+        read = json.loads(self.path.read_text())
+        return Counts(**read["counts"]), Counter(read["details"])
 
     def cpu_seconds(self) -> float:
         """User plus system time of every thread of the process so far."""

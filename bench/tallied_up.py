@@ -6,8 +6,9 @@
 The same process and code as `saphira up` (its `main`), after
 `saphira.common.tally.install()`: every HTTP request this process sends and
 every write transaction it commits is counted beside the RPC calls and casts
-the stubs always count. On SIGUSR1 the counts are written as JSON to
-TALLY_FILE (a temporary file renamed over it, so a reader never sees half).
+the stubs always count. On SIGUSR1 the counts, in total and by what was sent,
+are written as JSON to TALLY_FILE (a temporary file renamed over it, so a
+reader never sees half).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def main(argv: list[str]) -> int:
     def dump(_signum: int, _frame: FrameType | None) -> None:
         temporary = f"{path}.tmp"
         with open(temporary, "w", encoding="utf-8") as handle:
-            json.dump(dict(tally.TALLY.read().items()), handle)
+            counts = dict(tally.TALLY.read().items())
+            json.dump({"counts": counts, "details": tally.TALLY.details()}, handle)
         os.replace(temporary, path)
 
     tally.install()

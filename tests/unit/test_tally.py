@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import threading
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,7 +45,7 @@ def test_only_committed_transactions_that_wrote_are_write_transactions(tmp_path:
 
 class _Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        if self.path == "/old":
+        if self.path.startswith("/old"):
             self.send_response(302)
             self.send_header("Location", "/new")
         else:
@@ -77,8 +78,15 @@ def test_every_request_on_the_wire_is_counted_a_redirect_twice(base_url: str) ->
     with requests.Session() as http:
         http.mount("http://", _Adapter())
         assert http.get(f"{base_url}/new", timeout=30).status_code == 200
-        assert http.get(f"{base_url}/old", timeout=30).status_code == 200
-    assert tally.read() == Counts(http_requests=3)
+        assert http.get(f"{base_url}/old?x=1", timeout=30).status_code == 200
+        assert http.get(f"{base_url}/v2/images/{uuid.uuid4()}", timeout=30).status_code == 200
+    assert tally.read() == Counts(http_requests=4)
+    port = base_url.rsplit(":", 1)[1]
+    assert tally.details() == {
+        f"http_requests GET :{port}/new": 2,
+        f"http_requests GET :{port}/old": 1,
+        f"http_requests GET :{port}/v2/images/{{id}}": 1,
+    }
 
 
 def test_counts_subtract_field_by_field() -> None:

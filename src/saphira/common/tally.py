@@ -25,16 +25,21 @@ statements run without the hooks.
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests.adapters
+from requests import PreparedRequest
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
 _WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 _WROTE = "saphira_tally_wrote"  # key in a Connection's info: the transaction wrote
+_ID = re.compile(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")  # uuids, dashed or not
 
 
 @dataclass(frozen=True)
@@ -56,19 +61,27 @@ class Counts:
 
 
 class Tally:
-    """Thread-safe counters named as the fields of ``Counts``."""
+    """Thread-safe counters named as the fields of ``Counts``, each also by what was
+    sent ("rpc_calls conductor.instance_advance", "http_requests PUT :8778/allocations/{id}")."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values = dict.fromkeys((f.name for f in dataclasses.fields(Counts)), 0)
+        self._details: Counter[str] = Counter()
 
-    def add(self, name: str, amount: int = 1) -> None:
+    def add(self, name: str, detail: str | None = None) -> None:
         with self._lock:
-            self._values[name] += amount
+            self._values[name] += 1
+            if detail is not None:
+                self._details[f"{name} {detail}"] += 1
 
     def read(self) -> Counts:
         with self._lock:
             return Counts(**self._values)
+
+    def details(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self._details)
 
 
 TALLY = Tally()  # this process's
@@ -89,11 +102,20 @@ def count_http(adapter: type[requests.adapters.HTTPAdapter], tally: Tally) -> No
     """Count each request sent through ``adapter`` (or a subclass that calls its send)."""
     send = adapter.send
 
-    def counted(self: requests.adapters.HTTPAdapter, *args: Any, **kwargs: Any) -> Any:
-        tally.add("http_requests")
-        return send(self, *args, **kwargs)
+    def counted(
+        self: requests.adapters.HTTPAdapter, request: PreparedRequest, *args: Any, **kwargs: Any
+    ) -> Any:
+        tally.add("http_requests", _target(request))
+        return send(self, request, *args, **kwargs)
 
     adapter.send = counted  # type: ignore[method-assign]
+
+
+def _target(request: PreparedRequest) -> str:
+    """``METHOD :port/path`` with ids as ``{id}`` and no query: what kind of request."""
+    url = urlsplit(request.url or "")
+    path = "/".join("{id}" if _ID.fullmatch(part) else part for part in url.path.split("/"))
+    return f"{request.method} :{url.port}{path}"
 
 
 def count_writes(target: Engine | type[Engine], tally: Tally) -> None:

@@ -70,7 +70,7 @@ class RPCAPI:
         if timeout is not None:
             options["timeout"] = timeout
         cctxt = self._prepare(method, version, **options)
-        self.tally.add("rpc_calls")
+        self.tally.add("rpc_calls", f"{self.topic}.{method}")
         try:
             return cctxt.call(ctxt, method, **kwargs)
         except oslo_messaging.MessagingTimeout as exc:
@@ -89,11 +89,11 @@ class RPCAPI:
     ) -> None:
         """Send to one server of the topic (or the named one) without waiting."""
         self._prepare(method, version, server=server).cast(ctxt, method, **kwargs)
-        self.tally.add("rpc_casts")
+        self.tally.add("rpc_casts", f"{self.topic}.{method}")
 
     def fanout_cast(
         self, ctxt: RequestContext, method: str, *, version: str | None = None, **kwargs: Any
     ) -> None:
         """Send to every server listening on the topic now."""
         self._prepare(method, version, fanout=True).cast(ctxt, method, **kwargs)
-        self.tally.add("rpc_fanouts")
+        self.tally.add("rpc_fanouts", f"{self.topic}.{method}")

@@ -36,6 +36,11 @@ def test_two_calls_a_cast_and_a_fanout_are_counted_as_such(
     api.broadcast(CTX, "all")
     assert server.received.get(timeout=30)[0] in ("one", "all")
     assert api.tally.read() == Counts(rpc_calls=2, rpc_casts=1, rpc_fanouts=1)
+    assert api.tally.details() == {
+        "rpc_calls ping.ping": 2,
+        "rpc_casts ping.record": 1,
+        "rpc_fanouts ping.record": 1,
+    }
 
 
 def test_a_call_the_version_cap_refuses_is_not_counted(transport: Any, server: PingManager) -> None:
