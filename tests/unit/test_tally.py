@@ -24,10 +24,12 @@ def test_only_committed_transactions_that_wrote_are_write_transactions(tmp_path:
     count_writes(engine, tally)
     with engine.begin() as conn:  # DDL writes no row
         conn.execute(sa.text("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"))
+        conn.execute(sa.text("CREATE TABLE u (id INTEGER PRIMARY KEY)"))
     database = Database(engine)
     with database.writer() as session:
         session.execute(sa.text("INSERT INTO t (v) VALUES ('a')"))
         session.execute(sa.text("INSERT INTO t (v) VALUES ('b')"))
+        session.execute(sa.text('INSERT OR REPLACE INTO "u" (id) VALUES (1)'))
     with database.reader() as session:
         session.execute(sa.text("SELECT * FROM t")).all()
     with Session(engine) as session:  # a read that commits writes nothing
@@ -40,6 +42,11 @@ def test_only_committed_transactions_that_wrote_are_write_transactions(tmp_path:
         session.execute(sa.text("DELETE FROM t"))
         raise RuntimeError("rolled back")
     assert tally.read() == Counts(write_transactions=2, write_rollbacks=1)
+    assert tally.details() == {
+        "write_transactions t u": 1,
+        "write_transactions t": 1,
+        "write_rollbacks t": 1,
+    }
     engine.dispose()
 
 

@@ -37,8 +37,12 @@ from requests import PreparedRequest
 from sqlalchemy import event
 from sqlalchemy.engine import Connection, Engine
 
-_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
-_WROTE = "saphira_tally_wrote"  # key in a Connection's info: the transaction wrote
+# The table a write statement writes (SQLite's INSERT OR REPLACE too).
+_WRITTEN = re.compile(
+    r"\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM|REPLACE\s+INTO)\s+[`\"]?(\w+)",
+    re.IGNORECASE,
+)
+_WROTE = "saphira_tally_wrote"  # key in a Connection's info: the tables this transaction wrote
 _ID = re.compile(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}")  # uuids, dashed or not
 
 
@@ -62,7 +66,8 @@ class Counts:
 
 class Tally:
     """Thread-safe counters named as the fields of ``Counts``, each also by what was
-    sent ("rpc_calls conductor.instance_advance", "http_requests PUT :8778/allocations/{id}")."""
+    sent ("rpc_calls conductor.instance_advance", "http_requests PUT :8778/allocations/{id}",
+    "write_transactions instance_actions_events instances": the tables written)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -122,16 +127,20 @@ def count_writes(target: Engine | type[Engine], tally: Tally) -> None:
     """Count the write transactions of one engine, or of every engine (the class)."""
 
     def before_cursor_execute(conn: Connection, _c: Any, statement: str, *_: Any) -> None:
-        if statement.lstrip()[:7].upper().startswith(_WRITES):
-            conn.info[_WROTE] = True
+        written = _WRITTEN.match(statement)
+        if written:
+            conn.info.setdefault(_WROTE, set()).add(written.group(1).lower())
+
+    def ended(conn: Connection, name: str) -> None:
+        tables = conn.info.pop(_WROTE, None)
+        if tables:
+            tally.add(name, " ".join(sorted(tables)))
 
     def commit(conn: Connection) -> None:
-        if conn.info.pop(_WROTE, False):
-            tally.add("write_transactions")
+        ended(conn, "write_transactions")
 
     def rollback(conn: Connection) -> None:
-        if conn.info.pop(_WROTE, False):
-            tally.add("write_rollbacks")
+        ended(conn, "write_rollbacks")
 
     event.listen(target, "before_cursor_execute", before_cursor_execute)
     event.listen(target, "commit", commit)
