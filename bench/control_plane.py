@@ -176,10 +176,10 @@ class Run:
         print(f"  {total - have} copies seeded into the databases in "
               f"{time.perf_counter() - began:.1f} s (bench/seed_servers.py)")  # fmt: skip
 
-    def rss(self) -> None:
+    def rss(self, after: str) -> None:
         assert self.cloud.proc is not None
         mib = rss_kib(self.cloud.proc.pid) / 1024
-        self.rows.append(("RSS of the all-in-one after these runs", f"{mib:.0f} MiB", GOALS["rss"]))
+        self.rows.append((f"RSS of the all-in-one after {after}", f"{mib:.0f} MiB", GOALS["rss"]))
 
     def table(self) -> None:
         print("\n| figure | this run | goal |\n|---|---|---|")
@@ -218,9 +218,10 @@ def measure(cloud: Cloud, probe: Probe, args: argparse.Namespace) -> None:
     run.burst()
     run.fill(args.servers)
     run.lists(args.servers, "", GOALS["list"], "")
+    run.rss(f"the runs above ({args.servers:,} servers)")
     run.seed(args.many)
     run.lists(args.many, "one page of 1,000, ", GOALS["page"], "?limit=1000")
-    run.rss()
+    run.rss(f"the {args.many:,}-server lists")
     run.table()
 
 
