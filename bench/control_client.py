@@ -39,6 +39,8 @@ class Failures:
 class Client:
     """The admin's connection, a 1-vCPU flavor, a 1 KiB raw image and room in the quota."""
 
+    last, name = "", ""  # the server single() made last
+
     def __init__(self, state_dir: Path) -> None:
         self.region = OpenStackConfig(
             config_files=[str(state_dir / "clouds.yaml")], load_envvars=False
@@ -49,8 +51,6 @@ class Client:
         project = self.conn.current_project_id
         quota = {"instances": -1, "cores": -1, "ram": -1}
         self.call("PUT", f"/os-quota-sets/{project}", {"quota_set": quota})
-
-    last, name = "", ""  # the server single() made last
 
     def connect(self) -> Connection:
         conn = Connection(config=self.region)
