@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import oslo_messaging
 
 from saphira import exception
+from saphira.common import tally
 from saphira.context import RequestContext
 from saphira.rpc.serializer import Serializer
 
@@ -41,6 +42,7 @@ class RPCAPI:
             timeout=timeout,
         )
         self.version_cap = version_cap
+        self.tally = tally.TALLY  # counts what is sent (bench/ reads it)
 
     def can_send_version(self, version: str) -> bool:
         return bool(self._client.can_send_version(version))
@@ -68,6 +70,7 @@ class RPCAPI:
         if timeout is not None:
             options["timeout"] = timeout
         cctxt = self._prepare(method, version, **options)
+        self.tally.add("rpc_calls", f"{self.topic}.{method}")
         try:
             return cctxt.call(ctxt, method, **kwargs)
         except oslo_messaging.MessagingTimeout as exc:
@@ -86,9 +89,11 @@ class RPCAPI:
     ) -> None:
         """Send to one server of the topic (or the named one) without waiting."""
         self._prepare(method, version, server=server).cast(ctxt, method, **kwargs)
+        self.tally.add("rpc_casts", f"{self.topic}.{method}")
 
     def fanout_cast(
         self, ctxt: RequestContext, method: str, *, version: str | None = None, **kwargs: Any
     ) -> None:
         """Send to every server listening on the topic now."""
         self._prepare(method, version, fanout=True).cast(ctxt, method, **kwargs)
+        self.tally.add("rpc_fanouts", f"{self.topic}.{method}")

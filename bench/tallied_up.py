@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""`saphira up` with the tally installed, for the benchmarks that count.
+
+    python bench/tallied_up.py TALLY_FILE up [saphira up's arguments]
+
+The same process and code as `saphira up` (its `main`), after
+`saphira.common.tally.install()`: every HTTP request this process sends and
+every write transaction it commits is counted beside the RPC calls and casts
+the stubs always count. On SIGUSR1 the counts, in total and by what was sent,
+are written as JSON to TALLY_FILE (a temporary file renamed over it, so a
+reader never sees half).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from types import FrameType
+
+from saphira.cmd import up
+from saphira.common import tally
+
+
+def main(argv: list[str]) -> int:
+    path = argv[0]
+
+    def dump(_signum: int, _frame: FrameType | None) -> None:
+        temporary = f"{path}.tmp"
+        with open(temporary, "w", encoding="utf-8") as handle:
+            counts = dict(tally.TALLY.read().items())
+            json.dump({"counts": counts, "details": tally.TALLY.details()}, handle)
+        os.replace(temporary, path)
+
+    tally.install()
+    signal.signal(signal.SIGUSR1, dump)
+    return up.main(argv[1:])
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
