@@ -40,9 +40,8 @@ class Recorder:
     casts: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     builds: list[list[Any]] = field(default_factory=list)
 
-    def schedule_and_build_instances(self, context: Any, instances: Any, specs: Any,
-                                     image: Any, admin_password: Any,
-                                     requested_networks: Any) -> None:  # fmt: skip
+    def schedule_and_build_instances(self, context: Any, instances: Any,
+                                     orders: Any) -> None:  # fmt: skip
         self.builds.append(list(instances))
 
     def migrate_server(self, context: Any, instance: Any, flavor: Any, spec: Any) -> None:

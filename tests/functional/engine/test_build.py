@@ -63,3 +63,31 @@ def test_the_create_answers_with_the_request_id_of_its_action(plane: Plane) -> N
     plane.api.wait(server_id, "ACTIVE")
     actions = plane.api.ok("GET", f"/servers/{server_id}/os-instance-actions")["instanceActions"]
     assert [(a["action"], a["request_id"]) for a in actions] == [("create", request_id)]
+
+
+def test_the_conductor_reads_an_instances_cell_once(plane: Plane) -> None:
+    """Remembered after the build; forgotten once the cell no longer has the instance."""
+    import pytest
+    import sqlalchemy as sa
+
+    from saphira.db.api.models import InstanceMapping
+    from saphira.db.cell import instances
+    from saphira.exception import InstanceNotFound
+
+    plane.add_host("host-a")
+    uuid = plane.boot()
+    plane.wait(uuid, _active)
+    dbs = plane.conductor.dbs
+    with dbs.api() as api:  # unmapped behind the conductor's back
+        api.execute(
+            sa.update(InstanceMapping)
+            .where(InstanceMapping.instance_uuid == uuid)
+            .values(cell_id=None)
+        )
+    cell = dbs.cell_of(uuid)  # still known: the API database is not read again
+    with dbs.cell(cell.url) as session:
+        instances.soft_delete(session, uuid)
+    with pytest.raises(InstanceNotFound), dbs.instance_cell(uuid) as session:
+        instances.get(session, uuid)
+    with pytest.raises(InstanceNotFound):
+        dbs.cell_of(uuid)  # forgotten, so the mapping is read again: no cell now

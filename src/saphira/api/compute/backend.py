@@ -20,18 +20,12 @@ from saphira.conf import endpoints
 from saphira.conf.ssl import scheme
 from saphira.context import RequestContext
 from saphira.exception import BadRequest, NotFound
-from saphira.objects import Flavor, Instance, RequestSpec
+from saphira.objects import BuildOrder, Flavor, Instance, RequestSpec
 
 
 class ServerBackend(Protocol):
     def schedule_and_build_instances(
-        self,
-        context: RequestContext,
-        instances: list[Instance],
-        specs: list[RequestSpec],
-        image: dict[str, Any],
-        admin_password: str | None,
-        requested_networks: list[dict[str, Any]] | None,
+        self, context: RequestContext, instances: list[Instance], orders: list[BuildOrder]
     ) -> None: ...
 
     def migrate_server(
@@ -62,22 +56,9 @@ class RpcBackend:
             return self._stubs
 
     def schedule_and_build_instances(
-        self,
-        context: RequestContext,
-        instances: list[Instance],
-        specs: list[RequestSpec],
-        image: dict[str, Any],
-        admin_password: str | None,
-        requested_networks: list[dict[str, Any]] | None,
+        self, context: RequestContext, instances: list[Instance], orders: list[BuildOrder]
     ) -> None:
-        self._clients()[0].schedule_and_build_instances(
-            context,
-            instances,
-            specs,
-            image,
-            admin_password=admin_password,
-            requested_networks=requested_networks,
-        )
+        self._clients()[0].schedule_and_build_instances(context, instances, orders)
 
     def migrate_server(
         self, context: RequestContext, instance: Instance, flavor: Flavor, spec: RequestSpec
