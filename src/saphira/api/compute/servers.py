@@ -114,7 +114,7 @@ def delete(call: Call, server_id: str) -> Response:
         move = transitions.begin(Action.DELETE, instance.vm_state, instance.task_state)
         instances.apply(session, server_id, move, method="delete")
         server_lookup.record_action(session, call, server_id, "delete")
-    call.state.servers.cast(call.context, instance.host, "terminate_instance", instance=instance)
+    call.state.servers.compute.terminate_instance(call.context, instance)
     return Response(status=204)
 
 
