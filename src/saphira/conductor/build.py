@@ -145,6 +145,8 @@ class BuildTasks:
             LOG.info("instance %s was deleted while it was being scheduled", instance.uuid)
             with self.dbs.cell(cell.url) as session:
                 instances.soft_delete(session, instance.uuid)
+        else:  # the agent's reports need not read the mapping back
+            self.dbs.remember(instance.uuid, cell)
         return kept
 
     def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:

@@ -95,11 +95,15 @@ class Databases:
         if known is not None:
             return known
         found = self._mapped_cell(instance_uuid)
+        self.remember(instance_uuid, found)
+        return found
+
+    def remember(self, instance_uuid: str, cell: CellRef) -> None:
+        """``cell`` is where the instance lives (its mapping says so now)."""
         with self._lock:
-            self._cell_of[instance_uuid] = found
+            self._cell_of[instance_uuid] = cell
             while len(self._cell_of) > CELL_CACHE_SIZE:
                 self._cell_of.popitem(last=False)
-        return found
 
     def forget(self, instance_uuid: str) -> None:
         with self._lock:
