@@ -1,28 +1,35 @@
 """The build on its host, in Nova's order: ports (task_state networking), the
 info cache, then the guest (spawning), started only once its ports are plugged.
 
-A failure undoes the guest and the ports before anything else happens. Then
-either another host is tried (the conductor's reschedule) or, when no host
-could do better (a network request that cannot be met, a port that never came
-up), the build is aborted here: ERROR with the fault, placement claim released.
+The agent tells the conductor three things, each one transaction there with
+its action event: started (event opened, steps walked to networking),
+networked (info cache written, step to spawning), then finished
+(``instance_finish``) or failed. A failure undoes what was done, newest first
+(``tracked.Tracked``: the guest and its disks, the ports, the claim). Then
+either another host is tried (the build order goes back to the conductor with
+this attempt added, and the conductor closes the event) or, when no host could
+do better (a network request that cannot be met, a port that never came up),
+the build is aborted here: ERROR with the fault, placement claim released.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import logging
 import traceback
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from saphira import exception
 from saphira.compute import network_errors, vifs
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents, Waiter
-from saphira.compute.images import image_meta
-from saphira.compute.network import Allocation, Networking, wanted
+from saphira.compute.images import build_image_meta
+from saphira.compute.network import Allocation, Networking
+from saphira.compute.tracked import Tracked
 from saphira.context import RequestContext
-from saphira.domain.table import TABLE, Action
-from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
+from saphira.domain.table import Action
+from saphira.objects import BuildAttempt, BuildImage, BuildOrder, Instance, InstanceFault
 from saphira.virt.errors import VirtualInterfaceCreateFailed
 
 if TYPE_CHECKING:
@@ -79,52 +86,53 @@ class BuildMixin:
     plugging: VifPlugging
 
     def build_and_run_instance(
+        self, ctxt: RequestContext, instance: Instance, node: str, order: BuildOrder
+    ) -> None:
+        uuid = instance.uuid
+        driver = self.drivers.get(node) or next(iter(self.drivers.values()))
+        track = Tracked(uuid, Action.BUILD, self.host)
+        track.done("claim", lambda: self.placement.delete_allocations(uuid))
+        try:
+            instance = self.conductor.build_started(ctxt, uuid, self.host)
+            ports = self._allocate(ctxt, instance, order, track)
+            instance = self.conductor.build_networked(ctxt, uuid, ports.vifs())
+            built = instance
+            track.done("guest", lambda: driver.destroy(built, vifs.network_info(built)))
+            self._spawn(driver, instance, order.image)
+        except exception.InstanceInvalidState as error:  # deleted or moved meanwhile
+            LOG.info("build of %s stopped: %s", uuid, error.message)
+            track.forget("claim")  # the delete releases it
+            track.unwind()
+            return
+        except Exception as error:
+            self._failed(ctxt, instance, driver.node, order, track, error)
+            return
+        self._finish(ctxt, driver, instance, track)
+
+    def _failed(
         self,
         ctxt: RequestContext,
         instance: Instance,
         node: str,
-        image: dict[str, Any],
-        request_spec: RequestSpec,
-        host_list: list[Selection],
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
-        tried: list[dict[str, str]] | None = None,
+        order: BuildOrder,
+        track: Tracked,
+        error: Exception,
     ) -> None:
-        uuid = instance.uuid
-        self.conductor.action_event_start(ctxt, uuid, EVENT, self.host)
-        driver = self.drivers.get(node) or next(iter(self.drivers.values()))
-        ports = Allocation()
-        steps = TABLE[Action.BUILD].steps
-        try:
-            for step in steps[:-2]:  # up to networking
-                instance = self.conductor.instance_advance(ctxt, uuid, Action.BUILD, step)
-            ports = self._allocate(ctxt, instance, requested_networks)
-            instance = self.conductor.instance_advance(ctxt, uuid, Action.BUILD, steps[-2])
-            self._spawn(driver, instance, image)
-        except exception.InstanceInvalidState as error:  # deleted or moved: no guest yet
-            LOG.info("build of %s stopped: %s", uuid, error.message)
-            self._release(ctxt, instance, ports)
+        """Undo, then abort here or hand the order back for another host."""
+        reason, trace = _reason(error), traceback.format_exc()
+        LOG.warning("build of %s failed on %s: %s", instance.uuid, self.host, reason)
+        if not isinstance(error, _ABORTS):
+            track.forget("claim")  # the conductor's reschedule releases it
+        track.unwind()
+        if isinstance(error, _ABORTS):
+            self._abort(ctxt, instance.uuid, reason, trace)
             return
-        except Exception as error:
-            reason = _reason(error)
-            LOG.warning("build of %s failed on %s: %s", uuid, self.host, reason)
-            self._undo(ctxt, driver, instance, ports)
-            if isinstance(error, _ABORTS):
-                self._abort(ctxt, uuid, reason)
-                return
-            self.conductor.action_event_finish(
-                ctxt, uuid, EVENT, "Error", details=reason, traceback=traceback.format_exc()
-            )
-            history = [*(tried or []), {"host": self.host, "node": driver.node, "reason": reason}]
-            self.conductor.build_instances(
-                ctxt, instance, image, request_spec, host_list, history,
-                admin_password=admin_password, requested_networks=requested_networks,
-            )  # fmt: skip
-            return
-        self._finish(ctxt, driver, instance, ports)
+        attempt = BuildAttempt(self.host, node, reason, trace)
+        again = dataclasses.replace(order, attempts=[*order.attempts, attempt])
+        self.conductor.build_instances(ctxt, instance, again)
 
     def _finish(
-        self, ctxt: RequestContext, driver: ComputeDriver, instance: Instance, ports: Allocation
+        self, ctxt: RequestContext, driver: ComputeDriver, instance: Instance, track: Tracked
     ) -> None:
         power = driver.get_info(instance).state
         try:
@@ -136,25 +144,27 @@ class BuildMixin:
             # Deleted while spawning, or failed by the watchdog while this agent
             # hung: the row is no longer ours to finish, so the guest must go.
             LOG.info("build of %s finished too late; destroying its guest", instance.uuid)
-            self._undo(ctxt, driver, instance, ports)
+            track.forget("claim")
+            had_ports = bool(instance.network_info)
+            track.unwind()
+            if had_ports:
+                self._clear_info_cache(ctxt, instance.uuid)
 
     def _allocate(
-        self, ctxt: RequestContext, instance: Instance, requested: list[dict[str, Any]] | None
+        self, ctxt: RequestContext, instance: Instance, order: BuildOrder, track: Tracked
     ) -> Allocation:
-        """Bound ports, recorded in the info cache before the guest exists, so a
-        delete from now on knows which ports were the user's."""
+        """Bound ports for what the order asks (the info cache gets them next, before
+        the guest exists, so a delete from then on knows which ports were the user's)."""
         if self.network is None:  # no network service configured: no NICs
             return Allocation()
-        ports = self.network.allocate(instance, wanted(instance, requested), ctxt)
-        try:
-            self.conductor.instance_update(ctxt, instance.uuid, {"network_info": ports.vifs()})
-        except BaseException:
-            self.network.release(ports)
-            raise
+        network = self.network
+        ports = network.allocate(instance, order.requested_networks(), ctxt)
+        if ports.ports:
+            track.done("ports", lambda: network.release(ports))
         return ports
 
-    def _spawn(self, driver: ComputeDriver, instance: Instance, image: dict[str, Any]) -> None:
-        meta, nics = image_meta(image, instance.image_ref), vifs.network_info(instance)
+    def _spawn(self, driver: ComputeDriver, instance: Instance, image: BuildImage) -> None:
+        meta, nics = build_image_meta(image, instance.image_ref), vifs.network_info(instance)
         pending = [vif.port_id for vif in instance.network_info if not vif.active]
         if not (driver.wants_vif_plugged_events and pending and self.plugging.timeout):
             driver.spawn(instance, meta, nics)
@@ -168,31 +178,17 @@ class BuildMixin:
     def _plugged(self, waiter: Waiter) -> None:
         wait_plugged(waiter, self.plugging, self.host)
 
-    def _undo(
-        self, ctxt: RequestContext, driver: ComputeDriver, instance: Instance, ports: Allocation
-    ) -> None:
-        """Guest first, then its ports, then the info cache that named them."""
+    def _clear_info_cache(self, ctxt: RequestContext, uuid: str) -> None:
         try:
-            driver.destroy(instance, vifs.network_info(instance))
-        except Exception:
-            LOG.exception("cleanup of %s on %s failed", instance.uuid, self.host)
-        self._release(ctxt, instance, ports)
-
-    def _release(self, ctxt: RequestContext, instance: Instance, ports: Allocation) -> None:
-        if self.network is None or not ports.ports:
-            return
-        self.network.release(ports)
-        try:
-            self.conductor.instance_update(ctxt, instance.uuid, {"network_info": []})
+            self.conductor.instance_update(ctxt, uuid, {"network_info": []})
         except exception.SaphiraError as error:  # deleted meanwhile: nothing to clear
-            LOG.debug("info cache of %s not cleared: %s", instance.uuid, error)
+            LOG.debug("info cache of %s not cleared: %s", uuid, error)
 
-    def _abort(self, ctxt: RequestContext, uuid: str, reason: str) -> None:
+    def _abort(self, ctxt: RequestContext, uuid: str, reason: str, trace: str) -> None:
         """Nova's BuildAbortException: ERROR with the fault, no other host tried."""
         message = f"Build of instance {uuid} aborted: {reason}"
-        self.placement.delete_allocations(uuid)
-        fault = InstanceFault(uuid, 500, message, traceback.format_exc(), self.host)
+        fault = InstanceFault(uuid, 500, message, trace, self.host)
         try:
-            self.conductor.instance_fail(ctxt, uuid, Action.BUILD, fault, event=EVENT)
+            self.conductor.build_failed(ctxt, fault)
         except exception.InstanceInvalidState as error:
             LOG.info("build of %s not failed: %s", uuid, error.message)

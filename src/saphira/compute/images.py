@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from saphira.objects import BuildImage
 from saphira.virt.types import ImageMeta
 
 
@@ -22,4 +23,18 @@ def image_meta(image: dict[str, Any], image_ref: str = "") -> ImageMeta:
         min_ram=int(image.get("min_ram") or 0),
         size=int(image.get("size") or 0),
         properties=props,
+    )
+
+
+def build_image_meta(image: BuildImage, image_ref: str = "") -> ImageMeta:
+    """A build order's image as the driver's ImageMeta (as ``image_meta`` reads Glance's)."""
+    return ImageMeta(
+        id=image.id or image_ref,
+        name=image.name,
+        disk_format=image.disk_format or "qcow2",
+        container_format=image.container_format or "bare",
+        min_disk=image.min_disk,
+        min_ram=image.min_ram,
+        size=image.size,
+        properties=tuple(sorted(image.properties.items())),
     )

@@ -1,7 +1,7 @@
 """A server's ports: chosen, made or taken over, bound to this host, and given back.
 
-What the user asked for (the API keeps it in the instance's system metadata
-as ``requested_networks``) decides, as Nova's network API does:
+What the user asked for (the build order's ``requested_networks()``, the
+only place it is kept) decides, as Nova's network API does:
 
 * ``"none"``: no NIC;
 * ``"auto"`` (also when nothing was said): the project's own networks and the
@@ -79,14 +79,6 @@ class Allocation:
         ]  # fmt: skip
 
 
-def wanted(instance: Instance, passed: Any = None) -> Any:
-    """The request as given: the RPC argument (a list) or what the API recorded."""
-    if passed is not None:
-        return passed
-    recorded = instance.system_metadata.get("requested_networks")
-    return json.loads(recorded) if recorded else AUTO
-
-
 class Networking:
     """The compute agent's side of the network service, for one host."""
 
@@ -95,7 +87,7 @@ class Networking:
 
     # -- build ----------------------------------------------------------------
     def allocate(self, instance: Instance, request: Any, ctxt: RequestContext) -> Allocation:
-        """Bound ports for ``request`` (see ``wanted``), made as ``ctxt``'s user.
+        """Bound ports for ``request`` (see the module's list), made as ``ctxt``'s user.
         Raises BuildAborted, or PortBindingFailed when this host cannot wire one."""
         done = Allocation()
         try:

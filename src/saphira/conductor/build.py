@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.orm import Session
 
 from saphira import exception
 from saphira.clients.placement import PlacementClient
 from saphira.conductor import faults
+from saphira.conductor.build_reports import BUILD_EVENT
 from saphira.conductor.databases import CellRef, Databases
 from saphira.context import RequestContext
 from saphira.db.api import build_requests
@@ -25,13 +26,19 @@ from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMa
 from saphira.db.cell import actions, instances
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import TABLE, Action
-from saphira.objects import Instance, InstanceFault, RequestSpec, Selection
+from saphira.objects import (
+    BuildAttempt,
+    BuildOrder,
+    Instance,
+    InstanceFault,
+    RequestSpec,
+    Selection,
+)
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.scheduler import SchedulerAPI
 
 LOG = logging.getLogger(__name__)
 SCHEDULE_EVENT = "conductor_schedule_and_build_instances"
-BUILD_EVENT = "compute_build_and_run_instance"
 
 
 class BuildTasks:
@@ -42,19 +49,14 @@ class BuildTasks:
     max_attempts: int
 
     def schedule_and_build_instances(
-        self,
-        ctxt: RequestContext,
-        instances: list[Instance],
-        request_specs: list[RequestSpec],
-        image: dict[str, Any] | None = None,
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
+        self, ctxt: RequestContext, instances: list[Instance], orders: list[BuildOrder]
     ) -> None:
         if not instances:
             return
+        first = orders[0].request_spec
         spec = dataclasses.replace(
-            request_specs[0], num_instances=len(instances),
-            instance_group_hosts=self._group_hosts(request_specs[0], instances),
+            first, num_instances=len(instances),
+            instance_group_hosts=self._group_hosts(first, instances),
         )  # fmt: skip
         try:
             host_lists = self.scheduler.select_destinations(
@@ -65,9 +67,8 @@ class BuildTasks:
                 self._bury_in_cell0(ctxt, instance, error)
             return
         for index, (instance, host_list) in enumerate(zip(instances, host_lists, strict=True)):
-            spec_i = request_specs[index] if index < len(request_specs) else request_specs[0]
-            self._build_one(ctxt, instance, spec_i, host_list, image or {}, admin_password,
-                            requested_networks)  # fmt: skip
+            order = orders[index] if index < len(orders) else orders[0]
+            self._build_one(ctxt, instance, dataclasses.replace(order, host_list=host_list))
 
     def _group_hosts(self, spec: RequestSpec, building: list[Instance]) -> list[str]:
         """Hosts of the group's other members (Nova's setup_instance_group): the
@@ -94,17 +95,8 @@ class BuildTasks:
                 hosts.append(host)
         return hosts
 
-    def _build_one(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        spec: RequestSpec,
-        host_list: list[Selection],
-        image: dict[str, Any],
-        admin_password: str | None,
-        requested_networks: list[dict[str, Any]] | None,
-    ) -> None:
-        chosen = host_list[0]
+    def _build_one(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
+        chosen = order.host_list[0]
         cell = self.dbs.cell_by_uuid(chosen.cell_uuid)
         placed = dataclasses.replace(
             instance, host=chosen.host, node=chosen.node,
@@ -114,10 +106,7 @@ class BuildTasks:
         if not self._insert(ctxt, placed, cell, event_error=None):
             self.placement.delete_allocations(instance.uuid)
             return
-        self.compute.build_and_run_instance(
-            ctxt, placed, chosen.host, chosen.node, image, spec, host_list,
-            admin_password=admin_password, requested_networks=requested_networks, tried=[],
-        )  # fmt: skip
+        self.compute.build_and_run_instance(ctxt, placed, chosen.node, order)
 
     def _insert(
         self,
@@ -156,6 +145,8 @@ class BuildTasks:
             LOG.info("instance %s was deleted while it was being scheduled", instance.uuid)
             with self.dbs.cell(cell.url) as session:
                 instances.soft_delete(session, instance.uuid)
+        else:  # the agent's reports need not read the mapping back
+            self.dbs.remember(instance.uuid, cell)
         return kept
 
     def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:
@@ -163,20 +154,12 @@ class BuildTasks:
         failed = dataclasses.replace(instance, vm_state=VmState.ERROR, task_state=None)
         self._insert(ctxt, failed, cell0, event_error=faults.of(error))
 
-    def build_instances(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        image: dict[str, Any],
-        request_spec: RequestSpec,
-        host_list: list[Selection],
-        tried: list[dict[str, str]],
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
-    ) -> None:
+    def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
         """The reschedule: release the failed claim, claim the next alternate."""
         self.placement.delete_allocations(instance.uuid)
-        alternates = list(host_list[1:])
+        alternates = list(order.host_list[1:])
+        tried = list(order.attempts)
+        failed = tried[-1] if tried else None
         while alternates and len(tried) < self.max_attempts:
             chosen = alternates.pop(0)
             try:
@@ -185,39 +168,41 @@ class BuildTasks:
                     user_id=instance.user_id, consumer_generation=None,
                 )  # fmt: skip
             except exception.SaphiraError as error:
-                tried.append({"host": chosen.host, "node": chosen.node,
-                              "reason": f"claim refused: {error}"})  # fmt: skip
+                tried.append(BuildAttempt(chosen.host, chosen.node, f"claim refused: {error}"))
                 continue
             try:
-                moved = self._move_to(ctxt, instance.uuid, chosen)
+                moved = self._move_to(ctxt, instance.uuid, chosen, failed)
             except exception.SaphiraError as error:  # deleted meanwhile
                 LOG.info("reschedule of %s abandoned: %s", instance.uuid, error)
                 self.placement.delete_allocations(instance.uuid)
                 return
-            self.compute.build_and_run_instance(
-                ctxt, moved, chosen.host, chosen.node, image, request_spec,
-                [chosen, *alternates], admin_password=admin_password,
-                requested_networks=requested_networks, tried=tried,
-            )  # fmt: skip
+            again = dataclasses.replace(order, host_list=[chosen, *alternates], attempts=tried)
+            self.compute.build_and_run_instance(ctxt, moved, chosen.node, again)
             return
         self._give_up(ctxt, instance.uuid, tried)
 
-    def _move_to(self, ctxt: RequestContext, instance_uuid: str, chosen: Selection) -> Instance:
+    def _move_to(
+        self,
+        ctxt: RequestContext,
+        instance_uuid: str,
+        chosen: Selection,
+        failed: BuildAttempt | None,
+    ) -> Instance:
         steps = TABLE[Action.BUILD].steps
         with self.dbs.instance_cell(instance_uuid) as session:
+            _close_attempt(session, ctxt, instance_uuid, failed)
             instances.save_state(
                 session, instance_uuid, VmState.BUILDING, steps, method="create",
                 task_state=TaskState.SCHEDULING,
             )  # fmt: skip
             return instances.update(session, instance_uuid, host=chosen.host, node=chosen.node)
 
-    def _give_up(
-        self, ctxt: RequestContext, instance_uuid: str, tried: list[dict[str, str]]
-    ) -> None:
+    def _give_up(self, ctxt: RequestContext, instance_uuid: str, tried: list[BuildAttempt]) -> None:
         text = faults.build_given_up(instance_uuid, tried, self.max_attempts)
         steps = TABLE[Action.BUILD].steps
         try:
             with self.dbs.instance_cell(instance_uuid) as session:
+                _close_attempt(session, ctxt, instance_uuid, tried[-1] if tried else None)
                 instances.save_state(
                     session, instance_uuid, VmState.BUILDING, steps, method="create",
                     vm_state=VmState.ERROR, task_state=None,
@@ -233,3 +218,16 @@ class BuildTasks:
                 )  # fmt: skip
         except exception.SaphiraError as error:
             LOG.info("build of %s not failed: %s", instance_uuid, error)
+
+
+def _close_attempt(
+    session: Session, ctxt: RequestContext, instance_uuid: str, failed: BuildAttempt | None
+) -> None:
+    """The failed host's build event closed, its ports (released there) out of the info cache."""
+    if failed is None:
+        return
+    actions.event_finish(
+        session, instance_uuid, ctxt.request_id, BUILD_EVENT, "Error",
+        details=failed.reason, traceback=failed.traceback or None,
+    )  # fmt: skip
+    instances.update(session, instance_uuid, network_info=[])

@@ -1,9 +1,14 @@
 """The conductor's databases: the API database and every cell's, one pooled
-engine per URL kept for the service's life (a session per RPC call)."""
+engine per URL kept for the service's life (a session per RPC call).
+
+An instance's cell is read from the API database once and remembered (an
+instance never changes cells); a call that finds no such instance in that
+cell forgets it, so a deleted or re-created uuid is looked up again."""
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +23,9 @@ from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping, InstanceMapping
 from saphira.db.engine import make_engine
 from saphira.exception import InstanceNotFound
+
+# Instances whose cell is remembered; the oldest is forgotten past this many.
+CELL_CACHE_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -36,6 +44,7 @@ class Databases:
         self.conf = conf
         self._engines: dict[str, Engine] = {}
         self._lock = threading.Lock()
+        self._cell_of: OrderedDict[str, CellRef] = OrderedDict()
         self.api_engine = self._engine(connect.api_url(conf))
 
     def _engine(self, url: str) -> Engine:
@@ -81,6 +90,26 @@ class Databases:
 
     def cell_of(self, instance_uuid: str) -> CellRef:
         """The cell an instance lives in; InstanceNotFound before it has one."""
+        with self._lock:
+            known = self._cell_of.get(instance_uuid)
+        if known is not None:
+            return known
+        found = self._mapped_cell(instance_uuid)
+        self.remember(instance_uuid, found)
+        return found
+
+    def remember(self, instance_uuid: str, cell: CellRef) -> None:
+        """``cell`` is where the instance lives (its mapping says so now)."""
+        with self._lock:
+            self._cell_of[instance_uuid] = cell
+            while len(self._cell_of) > CELL_CACHE_SIZE:
+                self._cell_of.popitem(last=False)
+
+    def forget(self, instance_uuid: str) -> None:
+        with self._lock:
+            self._cell_of.pop(instance_uuid, None)
+
+    def _mapped_cell(self, instance_uuid: str) -> CellRef:
         with self.api() as session:
             mapping = session.scalars(
                 sa.select(InstanceMapping).filter_by(instance_uuid=instance_uuid)
@@ -92,8 +121,13 @@ class Databases:
 
     @contextmanager
     def instance_cell(self, instance_uuid: str) -> Iterator[Session]:
-        with self.cell(self.cell_of(instance_uuid).url) as session:
-            yield session
+        """A session on the instance's cell; InstanceNotFound there forgets the cell."""
+        try:
+            with self.cell(self.cell_of(instance_uuid).url) as session:
+                yield session
+        except InstanceNotFound:
+            self.forget(instance_uuid)
+            raise
 
     def dispose(self) -> None:
         with self._lock:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from saphira import exception
+from saphira.objects import BuildAttempt
 
 
 @dataclass(frozen=True)
@@ -22,9 +23,9 @@ def of(error: Exception) -> FaultText:
     return FaultText(full, full)
 
 
-def build_given_up(instance_uuid: str, tried: list[dict[str, str]], attempts: int) -> FaultText:
+def build_given_up(instance_uuid: str, tried: list[BuildAttempt], attempts: int) -> FaultText:
     """Every host tried failed the build: the count for members, the hosts for admins."""
-    hosts = "; ".join(f"{t['host']} ({t.get('reason', 'unknown')})" for t in tried)
+    hosts = "; ".join(f"{t.host} ({t.reason or 'unknown'})" for t in tried)
     head = (
         f"Build of instance {instance_uuid} failed on every host tried "
         f"({len(tried)} of at most {attempts})"

@@ -1,4 +1,4 @@
-"""ConductorManager: the RPC endpoint behind ConductorAPI (version 1.0)."""
+"""ConductorManager: the RPC endpoint behind ConductorAPI."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import logging
 
 from saphira.clients.placement import PlacementClient
 from saphira.conductor.build import BuildTasks
+from saphira.conductor.build_reports import BuildReports
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import Records
 from saphira.conductor.resize import ResizeTasks
@@ -17,7 +18,7 @@ from saphira.rpc.server import endpoint_target
 LOG = logging.getLogger(__name__)
 
 
-class ConductorManager(Records, BuildTasks, ResizeTasks):
+class ConductorManager(Records, BuildReports, BuildTasks, ResizeTasks):
     target = endpoint_target(ConductorAPI.RPC_API_VERSION)
 
     def __init__(

@@ -7,6 +7,13 @@ RPC layer serialises them, agents and drivers only ever see these.
 
 from saphira.objects.action import InstanceAction, InstanceActionEvent
 from saphira.objects.base import SaphiraObject, from_primitive, registry
+from saphira.objects.build_order import (
+    BuildAttempt,
+    BuildImage,
+    BuildOrder,
+    NetworkMode,
+    NetworkRequest,
+)
 from saphira.objects.compute_node import ComputeNode
 from saphira.objects.fault import InstanceFault
 from saphira.objects.flavor import Flavor
@@ -29,6 +36,9 @@ from saphira.objects.service import Service
 
 __all__ = [
     "AddressPair",
+    "BuildAttempt",
+    "BuildImage",
+    "BuildOrder",
     "ComputeNode",
     "DhcpHost",
     "DhcpNetwork",
@@ -41,6 +51,8 @@ __all__ = [
     "InstanceActionEvent",
     "InstanceFault",
     "InstanceVIF",
+    "NetworkMode",
+    "NetworkRequest",
     "PortDetails",
     "RequestSpec",
     "SaphiraObject",

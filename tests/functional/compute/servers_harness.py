@@ -30,30 +30,129 @@ from saphira.domain import transitions as tr
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import Action
 from saphira.exception import BadRequest
+from saphira.objects import BuildOrder, Instance, InstanceVIF, RequestSpec
+from saphira.objects import Flavor as FlavorObject
 from tests.wsgi import Client, JsonResponse
 
 IMAGE = "155d900f-4e14-4e4c-a73d-069cbf4541e6"
 
 
+Sent = list[tuple[str, str, dict[str, Any]]]
+
+
+class RecordedHosts:
+    """The compute hosts as the API sees them (ComputeHosts): every cast recorded
+    as (host, method, arguments); a console answers two lines."""
+
+    def __init__(self, casts: Sent) -> None:
+        self.casts = casts
+
+    def _send(self, instance: Instance, method: str, **kwargs: Any) -> None:
+        self.casts.append((instance.host or "", method, {"instance": instance, **kwargs}))
+
+    def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "terminate_instance")
+
+    def start_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "start_instance")
+
+    def stop_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "stop_instance")
+
+    def reboot_instance(self, ctxt: RequestContext, instance: Instance, reboot_type: str) -> None:
+        self._send(instance, "reboot_instance", reboot_type=reboot_type)
+
+    def rebuild_instance(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        image_ref: str,
+        image: dict[str, Any],
+        *,
+        admin_password: str | None = None,
+        preserve_ephemeral: bool = False,
+    ) -> None:
+        self._send(
+            instance,
+            "rebuild_instance",
+            image_ref=image_ref,
+            image=image,
+            admin_password=admin_password,
+            preserve_ephemeral=preserve_ephemeral,
+        )
+
+    def pause_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "pause_instance")
+
+    def unpause_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "unpause_instance")
+
+    def suspend_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "suspend_instance")
+
+    def resume_instance(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "resume_instance")
+
+    def confirm_resize(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "confirm_resize")
+
+    def revert_resize(self, ctxt: RequestContext, instance: Instance) -> None:
+        self._send(instance, "revert_resize")
+
+    def snapshot_instance(self, ctxt: RequestContext, instance: Instance, image_id: str) -> None:
+        self._send(instance, "snapshot_instance", image_id=image_id)
+
+    def get_console_output(
+        self, ctxt: RequestContext, instance: Instance, tail_length: int | None = None
+    ) -> str:
+        self._send(instance, "get_console_output", tail_length=tail_length)
+        return "console line 1\nconsole line 2\n"
+
+    def attach_interface(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        network_id: str | None = None,
+        port_id: str | None = None,
+        requested_ip: str | None = None,
+        tag: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> InstanceVIF:
+        self._send(instance, "attach_interface", network_id=network_id, port_id=port_id)
+        raise BadRequest("no compute host in this harness")
+
+    def detach_interface(self, ctxt: RequestContext, instance: Instance, port_id: str) -> None:
+        self._send(instance, "detach_interface", port_id=port_id)
+
+    def get_host_uptime(self, ctxt: RequestContext, host: str) -> str:
+        self.casts.append((host, "get_host_uptime", {}))
+        return "console line 1\nconsole line 2\n"
+
+    def external_instance_event(
+        self, ctxt: RequestContext, host: str, events: list[dict[str, Any]]
+    ) -> None:
+        self.casts.append((host, "external_instance_event", {"events": events}))
+
+
 @dataclass
 class Recorder:
-    casts: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
-    builds: list[list[Any]] = field(default_factory=list)
+    casts: Sent = field(default_factory=list)
+    builds: list[list[Instance]] = field(default_factory=list)
 
-    def schedule_and_build_instances(self, context: Any, instances: Any, specs: Any,
-                                     image: Any, admin_password: Any,
-                                     requested_networks: Any) -> None:  # fmt: skip
+    @property
+    def compute(self) -> RecordedHosts:
+        return RecordedHosts(self.casts)
+
+    def schedule_and_build_instances(
+        self, context: RequestContext, instances: list[Instance], orders: list[BuildOrder]
+    ) -> None:
         self.builds.append(list(instances))
 
-    def migrate_server(self, context: Any, instance: Any, flavor: Any, spec: Any) -> None:
+    def migrate_server(
+        self, context: RequestContext, instance: Instance, flavor: FlavorObject, spec: RequestSpec
+    ) -> None:
         self.casts.append(("conductor", "migrate_server", {"flavor": flavor.flavorid}))
-
-    def cast(self, context: Any, host: str, method: str, **kwargs: Any) -> None:
-        self.casts.append((host, method, kwargs))
-
-    def call(self, context: Any, host: str, method: str, **kwargs: Any) -> Any:
-        self.casts.append((host, method, kwargs))
-        return "console line 1\nconsole line 2\n"
 
 
 class FakeImages:

@@ -40,7 +40,7 @@ from saphira.db.api.models import RequestSpec as SpecRow
 from saphira.db.cell import instances
 from saphira.db.image import make_image_engine
 from saphira.db.image import sync as image_db_sync
-from saphira.objects import Flavor, Instance, RequestSpec
+from saphira.objects import BuildOrder, Flavor, Instance, RequestSpec
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
 from saphira.scheduler import service as scheduler_service
@@ -200,7 +200,9 @@ class Plane:
             api.add(SpecRow(instance_uuid=instance.uuid, spec=json.dumps(spec.to_primitive()),
                             vcpus=1, memory_mb=512))  # fmt: skip
             build_requests.create(api, instance)
-        ConductorAPI(self.transport).schedule_and_build_instances(ctxt, [instance], [spec], {})
+        ConductorAPI(self.transport).schedule_and_build_instances(
+            ctxt, [instance], [BuildOrder(spec)]
+        )
         return instance.uuid
 
     def instance(self, uuid_: str) -> Instance:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
 from saphira.domain.states import PowerState, VmState
 from tests.functional.engine.conftest import Plane
 
@@ -63,3 +68,73 @@ def test_the_create_answers_with_the_request_id_of_its_action(plane: Plane) -> N
     plane.api.wait(server_id, "ACTIVE")
     actions = plane.api.ok("GET", f"/servers/{server_id}/os-instance-actions")["instanceActions"]
     assert [(a["action"], a["request_id"]) for a in actions] == [("create", request_id)]
+
+
+def test_the_conductor_reads_an_instances_cell_once(plane: Plane) -> None:
+    """Remembered after the build; forgotten once the cell no longer has the instance."""
+    import sqlalchemy as sa
+
+    from saphira.db.api.models import InstanceMapping
+    from saphira.db.cell import instances
+    from saphira.exception import InstanceNotFound
+
+    plane.add_host("host-a")
+    uuid = plane.boot()
+    plane.wait(uuid, _active)
+    dbs = plane.conductor.dbs
+    with dbs.api() as api:  # unmapped behind the conductor's back
+        api.execute(
+            sa.update(InstanceMapping)
+            .where(InstanceMapping.instance_uuid == uuid)
+            .values(cell_id=None)
+        )
+    cell = dbs.cell_of(uuid)  # still known: the API database is not read again
+    with dbs.cell(cell.url) as session:
+        instances.soft_delete(session, uuid)
+    with pytest.raises(InstanceNotFound), dbs.instance_cell(uuid) as session:
+        instances.get(session, uuid)
+    with pytest.raises(InstanceNotFound):
+        dbs.cell_of(uuid)  # forgotten, so the mapping is read again: no cell now
+
+
+def _agent_calls(plane: Plane, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(method, instance uuid) of every agent-facing conductor method, as served."""
+    from saphira.rpc.rpcapi.conductor import ConductorAPI
+
+    tasks = {"schedule_and_build_instances", "migrate_server", "can_send_version"}
+    names = [n for n, v in vars(ConductorAPI).items()
+             if callable(v) and not n.startswith("_") and n not in tasks]  # fmt: skip
+    seen: list[tuple[str, str]] = []
+    manager = plane.conductor.manager
+
+    def about(kwargs: dict[str, Any]) -> str:
+        for key in ("instance", "fault"):
+            if key in kwargs:
+                return str(getattr(kwargs[key], "uuid", getattr(kwargs[key], "instance_uuid", "")))
+        return str(kwargs.get("instance_uuid", ""))
+
+    for name in names:
+        original: Callable[..., Any] = getattr(manager, name)
+
+        def served(*args: Any, _name: str = name, _original: Callable[..., Any] = original,
+                   **kwargs: Any) -> Any:  # fmt: skip
+            seen.append((_name, about(kwargs)))
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(manager, name, served)
+    return seen
+
+
+def test_each_host_tried_reports_in_three_conductor_messages(
+    plane: Plane, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plane.add_host("host-a")
+    plane.add_host("host-b")
+    plane.faults.fail("spawn", hosts=["host-a"], reason="disk on fire")
+    seen = _agent_calls(plane, monkeypatch)
+    uuid = plane.boot()
+    assert plane.wait(uuid, _active).host == "host-b"
+    assert [name for name, about in seen if about == uuid] == [
+        "build_started", "build_networked", "build_instances",  # host-a
+        "build_started", "build_networked", "instance_finish",  # host-b
+    ]  # fmt: skip

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from saphira.compute import network_errors as errors
-from saphira.compute.network import Networking, wanted
+from saphira.compute.network import Networking
 from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
 from saphira.objects import Flavor, Instance
@@ -42,7 +42,7 @@ def test_none_gives_no_nic(client: FakeNetworkClient, networking: Networking) ->
 
 
 def test_auto_without_networks_builds_without_nic(networking: Networking) -> None:
-    assert networking.allocate(_instance(), wanted(_instance()), USER).ports == []
+    assert networking.allocate(_instance(), "auto", USER).ports == []
 
 
 def test_auto_takes_the_one_usable_network(
@@ -224,10 +224,3 @@ def test_delete_keeps_the_users_ports(client: FakeNetworkClient, networking: Net
     networking.deallocate(instance)
     assert list(client.ports) == [mine["id"]]
     assert client.ports[mine["id"]]["device_id"] == ""
-
-
-def test_what_the_api_recorded_is_the_request() -> None:
-    assert wanted(_instance(requested_networks="none")) == "none"
-    assert wanted(_instance(requested_networks=[{"uuid": "n"}])) == [{"uuid": "n"}]
-    assert wanted(_instance()) == "auto"
-    assert wanted(_instance(requested_networks="none"), [{"port": "p"}]) == [{"port": "p"}]

@@ -143,7 +143,7 @@ def _host_uptime(call: Call, node: hosts.Node) -> str:
     if service is None or not hosts.is_up(call, service):
         raise BadRequest(f"Compute service of {host} is unavailable at this time.")
     try:
-        return str(call.state.servers.call(call.context, host, "get_host_uptime"))
+        return call.state.servers.compute.get_host_uptime(call.context, host)
     except NotImplementedError:
         raise NotImplementedHere("Virt driver does not implement uptime function.") from None
 

@@ -148,8 +148,7 @@ def external_events(call: Call) -> Response:
         if not host:
             results.append({**result, "code": 422})
             continue
-        call.state.servers.cast(call.context, host, "external_instance_event",
-                                events=[result])  # fmt: skip
+        call.state.servers.compute.external_instance_event(call.context, host, [result])
         results.append({**result, "code": 200})
         accepted = True
     return json_response({"events": results}, status=200 if accepted else 404)

@@ -21,26 +21,33 @@ from saphira.api.compute import server_create, server_lookup, server_schemas
 from saphira.api.compute import server_security_groups as groups
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, min_version, route
+from saphira.api.compute.backend import ComputeHosts, HostCast
 from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
+from saphira.context import RequestContext
 from saphira.db.api.quota import Scope
 from saphira.db.cell import instances
 from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
-from saphira.objects import RequestSpec
+from saphira.objects import Instance, RequestSpec
 
-# body key -> (policy rule, table action, compute method)
-_SIMPLE: dict[str, tuple[str, Action, str]] = {
-    "os-start": ("servers:start", Action.START, "start_instance"),
-    "os-stop": ("servers:stop", Action.STOP, "stop_instance"),
-    "pause": ("os-pause-server:pause", Action.PAUSE, "pause_instance"),
-    "unpause": ("os-pause-server:unpause", Action.UNPAUSE, "unpause_instance"),
-    "suspend": ("os-suspend-server:suspend", Action.SUSPEND, "suspend_instance"),
-    "resume": ("os-suspend-server:resume", Action.RESUME, "resume_instance"),
-    "confirmResize": ("servers:confirm_resize", Action.CONFIRM_RESIZE, "confirm_resize"),
-    "revertResize": ("servers:revert_resize", Action.REVERT_RESIZE, "revert_resize"),
-}
+# body key -> (policy rule, table action, what the compute host is sent)
+_SIMPLE: dict[str, tuple[str, Action, HostCast]] = {
+    "os-start": ("servers:start", Action.START, lambda h, c, i: h.start_instance(c, i)),
+    "os-stop": ("servers:stop", Action.STOP, lambda h, c, i: h.stop_instance(c, i)),
+    "pause": ("os-pause-server:pause", Action.PAUSE, lambda h, c, i: h.pause_instance(c, i)),
+    "unpause": ("os-pause-server:unpause", Action.UNPAUSE,
+                lambda h, c, i: h.unpause_instance(c, i)),
+    "suspend": ("os-suspend-server:suspend", Action.SUSPEND,
+                lambda h, c, i: h.suspend_instance(c, i)),
+    "resume": ("os-suspend-server:resume", Action.RESUME,
+               lambda h, c, i: h.resume_instance(c, i)),
+    "confirmResize": ("servers:confirm_resize", Action.CONFIRM_RESIZE,
+                      lambda h, c, i: h.confirm_resize(c, i)),
+    "revertResize": ("servers:revert_resize", Action.REVERT_RESIZE,
+                     lambda h, c, i: h.revert_resize(c, i)),
+}  # fmt: skip
 
 
 def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
@@ -69,17 +76,16 @@ def run(call: Call, found: server_lookup.Located, action: Action, **changes: Any
         found.instance = instances.get(session, instance.uuid)
 
 
-def _cast(call: Call, found: server_lookup.Located, method: str, **kwargs: Any) -> None:
-    host = found.instance.host
-    if host:
-        call.state.servers.cast(call.context, host, method, instance=found.instance, **kwargs)
+def _cast(call: Call, found: server_lookup.Located, send: HostCast) -> None:
+    if found.instance.host:
+        send(call.state.servers.compute, call.context, found.instance)
 
 
 def _simple(call: Call, server_id: str, key: str, _body: Any) -> Response:
-    rule, action, method = _SIMPLE[key]
+    rule, action, send = _SIMPLE[key]
     found = _placed(call, server_id, rule)
     run(call, found, action)
-    _cast(call, found, method)
+    _cast(call, found, send)
     return Response(status=204 if key == "confirmResize" else 202)  # Nova's codes
 
 
@@ -90,7 +96,7 @@ def _reboot(call: Call, server_id: str, _key: str, body: Any) -> Response:
                          "'HARD'.")  # fmt: skip
     found = _placed(call, server_id, "servers:reboot")
     run(call, found, Action.REBOOT_HARD if kind == "HARD" else Action.REBOOT_SOFT)
-    _cast(call, found, "reboot_instance", reboot_type=kind)
+    _cast(call, found, lambda h, c, i: h.reboot_instance(c, i, kind))
     return Response(status=202)
 
 
@@ -129,9 +135,13 @@ def _rebuild(call: Call, server_id: str, _key: str, _body: Any) -> Response:
             changes[column] = canonical_ip(data[key]) if key.startswith("accessIP") else data[key]
     run(call, found, Action.REBUILD, **changes)
     password = data.get("adminPass") or secrets.token_urlsafe(9)
-    _cast(call, found, "rebuild_instance", image_ref=data["imageRef"], image=image,
-          admin_password=password,
-          preserve_ephemeral=bool(data.get("preserve_ephemeral", False)))  # fmt: skip
+    keep = bool(data.get("preserve_ephemeral", False))
+
+    def rebuild(hosts: ComputeHosts, context: RequestContext, instance: Instance) -> None:
+        hosts.rebuild_instance(context, instance, data["imageRef"], image,
+                               admin_password=password, preserve_ephemeral=keep)  # fmt: skip
+
+    _cast(call, found, rebuild)
     body = views.rebuild_view(call, server_lookup.shown(call, found))
     body["adminPass"] = password
     return json_response({"server": body}, status=202)
@@ -172,7 +182,7 @@ def _create_image(call: Call, server_id: str, _key: str, body: Any) -> Response:
         "instance_uuid": server_id, "image_type": "snapshot", **meta,
     })  # fmt: skip
     run(call, found, Action.CREATE_IMAGE)
-    _cast(call, found, "snapshot_instance", image_id=image["id"])
+    _cast(call, found, lambda h, c, i: h.snapshot_instance(c, i, image["id"]))
     if call.at_least("2.45"):
         return json_response({"image_id": image["id"]}, status=202)
     _, bookmark = call.link_base()
@@ -192,8 +202,7 @@ def _console_output(call: Call, server_id: str, _key: str, body: Any) -> Respons
     instance = found.instance
     if not instance.host or instance.vm_state in ("building",):
         raise Conflict(f"Instance {server_id} is not ready")
-    output = call.state.servers.call(call.context, instance.host, "get_console_output",
-                                     instance=instance, tail_length=length)  # fmt: skip
+    output = call.state.servers.compute.get_console_output(call.context, instance, length)
     return json_response({"output": str(output)})
 
 

@@ -33,6 +33,7 @@ from saphira.db.api.quota import Scope
 from saphira.domain.quota import server_deltas
 from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
+from saphira.objects.build_order import BuildImage, BuildOrder, NetworkMode, NetworkRequest
 
 GIB = 1024**3
 
@@ -52,6 +53,16 @@ class Plan:
     group: InstanceGroup | None = None
     hints: dict[str, list[str]] = field(default_factory=dict)
     admin_pass: str = ""
+    network_mode: NetworkMode = NetworkMode.AUTO
+    networks: list[NetworkRequest] = field(default_factory=list)
+
+    def orders(self, specs: list[RequestSpec]) -> list[BuildOrder]:
+        """What the conductor is sent: one build order per server, with its spec."""
+        image = BuildImage.of(self.image)
+        return [
+            BuildOrder(spec, image, self.network_mode, list(self.networks), self.admin_pass)
+            for spec in specs
+        ]
 
 
 def _flavor(call: Call, ref: object) -> Flavor:
@@ -134,7 +145,7 @@ def _group(call: Call, hints: dict[str, Any]) -> InstanceGroup | None:
     return group
 
 
-def _networks(call: Call, value: Any) -> str:
+def _networks(call: Call, value: Any) -> tuple[NetworkMode, list[NetworkRequest]]:
     if value is None and call.at_least("2.37"):
         raise BadRequest("networks is required")  # the schema says so first
     if isinstance(value, list):
@@ -146,7 +157,9 @@ def _networks(call: Call, value: Any) -> str:
                     "Bad networks format: network uuid is not in proper format "
                     f"({net.get('uuid') or ''})"
                 )
-    return json.dumps(value if value is not None else "auto")
+    if isinstance(value, list):
+        return NetworkMode.LISTED, [NetworkRequest.of(net) for net in value]
+    return NetworkMode(value or "auto"), []
 
 
 def hostname_of(name: str) -> str:
@@ -220,13 +233,13 @@ def plan(call: Call) -> Plan:
     groups = [sg.get("name", "default") for sg in server.get("security_groups", [])]
     found.system_metadata = {
         "security_groups": json.dumps(groups or ["default"]),
-        "requested_networks": _networks(call, server.get("networks")),
         "image_min_disk": str(image.get("min_disk") or 0),
         "image_min_ram": str(image.get("min_ram") or 0),
         "image_disk_format": str(image.get("disk_format") or ""),
         "image_container_format": str(image.get("container_format") or ""),
         "return_reservation_id": str(server.get("return_reservation_id", "false")).lower(),
     }  # fmt: skip
+    found.network_mode, found.networks = _networks(call, server.get("networks"))
     network_checks.check_create(call, server.get("networks"), groups, max_count)
     found.admin_pass = server.get("adminPass") or secrets.token_urlsafe(9)
     return found

@@ -103,9 +103,8 @@ def create(call: Call, server_id: str) -> Response:
         raise BadRequest("Must input network_id when request IP address")
     network_checks.check_attach(call, found.instance, network_id, port_id, address)
     run(call, found, Action.ATTACH_INTERFACE)
-    vif: InstanceVIF = call.state.servers.call(
-        call.context, found.instance.host or "", "attach_interface", instance=found.instance,
-        network_id=network_id, port_id=port_id, requested_ip=address, tag=asked.get("tag"),
+    vif = call.state.servers.compute.attach_interface(
+        call.context, found.instance, network_id, port_id, address, asked.get("tag"),
         timeout=call.state.conf.vif_plugging_timeout + ATTACH_MARGIN,
     )  # fmt: skip
     port = _port(call, server_id, vif.port_id)
@@ -116,8 +115,7 @@ def delete(call: Call, server_id: str, port_id: str) -> Response:
     found = _located(call, server_id, "delete")
     _attached(found.instance, port_id)
     run(call, found, Action.DETACH_INTERFACE)
-    call.state.servers.cast(call.context, found.instance.host or "", "detach_interface",
-                            instance=found.instance, port_id=port_id)  # fmt: skip
+    call.state.servers.compute.detach_interface(call.context, found.instance, port_id)
     return Response(status=202)
 
 

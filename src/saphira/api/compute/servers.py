@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from werkzeug.routing import Rule
@@ -30,15 +29,7 @@ def create(call: Call) -> Response:
     call.enforce("os_compute_api:servers:create")
     plan = server_create.plan(call)
     made, specs = server_create.claim(call, plan)
-    networks = json.loads(plan.system_metadata["requested_networks"])
-    call.state.servers.schedule_and_build_instances(
-        call.context,
-        made,
-        specs,
-        plan.image,
-        plan.admin_pass,
-        networks if isinstance(networks, list) else None,
-    )
+    call.state.servers.schedule_and_build_instances(call.context, made, plan.orders(specs))
     if plan.system_metadata["return_reservation_id"] in ("true", "1", "yes"):
         return json_response({"reservation_id": made[0].reservation_id}, status=202)
     first = made[0]
@@ -123,7 +114,7 @@ def delete(call: Call, server_id: str) -> Response:
         move = transitions.begin(Action.DELETE, instance.vm_state, instance.task_state)
         instances.apply(session, server_id, move, method="delete")
         server_lookup.record_action(session, call, server_id, "delete")
-    call.state.servers.cast(call.context, instance.host, "terminate_instance", instance=instance)
+    call.state.servers.compute.terminate_instance(call.context, instance)
     return Response(status=204)
 
 

@@ -17,6 +17,8 @@ Version history:
 * 1.0 - initial interface.
 * 1.1 - get_host_uptime (os-hypervisors uptime).
 * 1.2 - attach_interface (call) and detach_interface (cast): os-interface.
+* 1.3 - build_and_run_instance(instance, node, order): one BuildOrder instead
+  of the image, spec, host list, admin password, networks and tried hosts.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import json
 from typing import Any
 
 from saphira.context import RequestContext
-from saphira.objects import Flavor, Instance, InstanceVIF, RequestSpec, Selection
+from saphira.objects import BuildOrder, Flavor, Instance, InstanceVIF, RequestSpec, Selection
 from saphira.rpc.client import RPCAPI
 
 RESIZE_KEY = "resize_migration"
@@ -39,35 +41,23 @@ def resize_migration(instance: Instance) -> dict[str, Any]:
 
 class ComputeAPI(RPCAPI):
     TOPIC = "compute"
-    RPC_API_VERSION = "1.2"
+    RPC_API_VERSION = "1.3"
 
     # -- build / delete -----------------------------------------------------
     def build_and_run_instance(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        host: str,
-        node: str,
-        image: dict[str, Any],
-        request_spec: RequestSpec,
-        host_list: list[Selection],
-        *,
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
-        tried: list[dict[str, str]] | None = None,
+        self, ctxt: RequestContext, instance: Instance, node: str, order: BuildOrder
     ) -> None:
-        """Spawn on (host, node); the scheduler's placement claim is already made.
+        """Spawn on (``order.host_list[0]``'s host, ``node``); 1.3. The scheduler's
+        placement claim is already made.
 
-        ``host_list`` is the chosen Selection followed by the alternates; the
-        agent hands it back to ConductorAPI.build_instances on failure so the
-        conductor can reschedule without asking the scheduler again. ``tried``
-        is the history of earlier attempts ({"host", "node", "reason"}).
+        ``order.host_list`` is the chosen Selection followed by the alternates;
+        the agent hands the order back to ConductorAPI.build_instances on
+        failure, its attempt appended, so the conductor can reschedule without
+        asking the scheduler again.
         """
         self.cast(
-            ctxt, "build_and_run_instance", server=host, instance=instance, node=node,
-            image=image, request_spec=request_spec, host_list=host_list,
-            admin_password=admin_password, requested_networks=requested_networks,
-            tried=tried or [],
+            ctxt, "build_and_run_instance", version="1.3", server=order.host_list[0].host,
+            instance=instance, node=node, order=order,
         )  # fmt: skip
 
     def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:

@@ -18,6 +18,11 @@ context's (the API recorded it); an event without one is dropped quietly.
 
 Version history:
 * 1.0 - initial interface.
+* 1.1 - instance_finish(event=) and instance_fail(event=).
+* 1.2 - schedule_and_build_instances and build_instances carry a BuildOrder
+  per server (the loose image, admin_password, requested_networks and tried
+  arguments are gone); the agent's build reports: build_started,
+  build_networked, build_failed (each one transaction with its event).
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ from typing import Any
 
 from saphira.context import RequestContext
 from saphira.objects import (
+    BuildOrder,
     ComputeNode,
     Flavor,
     Instance,
     InstanceFault,
+    InstanceVIF,
     RequestSpec,
-    Selection,
     Service,
 )
 from saphira.rpc.client import RPCAPI
@@ -40,66 +46,45 @@ from saphira.rpc.client import RPCAPI
 class ConductorAPI(RPCAPI):
     """1.0: the first version. 1.1: instance_finish(event=) and
     instance_fail(event=) close the action event in the same transaction as
-    the state change."""
+    the state change. 1.2: build orders and the agent's three build reports."""
 
     TOPIC = "conductor"
-    RPC_API_VERSION = "1.1"
+    RPC_API_VERSION = "1.2"
 
     # -- tasks ----------------------------------------------------------------
     def schedule_and_build_instances(
-        self,
-        ctxt: RequestContext,
-        instances: list[Instance],
-        request_specs: list[RequestSpec],
-        image: dict[str, Any] | None = None,
-        *,
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
+        self, ctxt: RequestContext, instances: list[Instance], orders: list[BuildOrder]
     ) -> None:
         """Build the servers the API queued (build requests + request specs +
-        instance mappings with no cell).
+        instance mappings with no cell); 1.2.
 
         ``instances[i]`` is build request i's Instance (vm_state building,
-        task_state scheduling, no host) and ``request_specs[i]`` its spec. The
-        conductor schedules them all at once, creates each row in the chosen
-        cell (or in cell0 in ERROR with a fault saying why no host fit),
-        points the instance mapping at the cell, deletes the build request and
-        casts ComputeAPI.build_and_run_instance. A build request the API
-        deleted meanwhile (server deleted while scheduling) is skipped and
-        its allocation released.
+        task_state scheduling, no host) and ``orders[i]`` its build order (its
+        request spec, image, networks, admin password). The conductor
+        schedules them all at once, creates each row in the chosen cell (or in
+        cell0 in ERROR with a fault saying why no host fit), points the
+        instance mapping at the cell, deletes the build request and casts
+        ComputeAPI.build_and_run_instance with the order, its ``host_list``
+        filled in. A build request the API deleted meanwhile (server deleted
+        while scheduling) is skipped and its allocation released.
         """
         self.cast(
-            ctxt, "schedule_and_build_instances", instances=instances,
-            request_specs=request_specs, image=image or {}, admin_password=admin_password,
-            requested_networks=requested_networks,
+            ctxt, "schedule_and_build_instances", version="1.2", instances=instances,
+            orders=orders,
         )  # fmt: skip
 
-    def build_instances(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        image: dict[str, Any],
-        request_spec: RequestSpec,
-        host_list: list[Selection],
-        tried: list[dict[str, str]],
-        *,
-        admin_password: str | None = None,
-        requested_networks: list[dict[str, Any]] | None = None,
-    ) -> None:
-        """Reschedule a build whose spawn failed.
+    def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
+        """Reschedule a build whose spawn failed; 1.2.
 
-        ``host_list`` is what the agent received (the failed selection first,
-        then the alternates); ``tried`` every attempt so far, the failed one
-        last, as {"host", "node", "reason"}. The conductor releases the failed
-        host's allocation, then tries the next alternate whose claim it can
-        make, up to [scheduler] max_attempts; when none is left the instance
-        goes to ERROR with a fault naming every host tried and why.
+        ``order.host_list`` is what the agent received (the failed selection
+        first, then the alternates); ``order.attempts`` every attempt so far,
+        the failed one last. The conductor closes the agent's build event as
+        "Error" with that attempt's reason, clears the info cache, releases the
+        failed host's allocation, then tries the next alternate whose claim it
+        can make, up to [scheduler] max_attempts; when none is left the
+        instance goes to ERROR with a fault naming every host tried and why.
         """
-        self.cast(
-            ctxt, "build_instances", instance=instance, image=image,
-            request_spec=request_spec, host_list=host_list, tried=tried,
-            admin_password=admin_password, requested_networks=requested_networks,
-        )  # fmt: skip
+        self.cast(ctxt, "build_instances", version="1.2", instance=instance, order=order)
 
     def migrate_server(
         self,
@@ -228,6 +213,33 @@ class ConductorAPI(RPCAPI):
 
     def instance_fault_create(self, ctxt: RequestContext, fault: InstanceFault) -> None:
         self.call(ctxt, "instance_fault_create", fault=fault)
+
+    # -- the agent's build reports (1.2): one transaction each -------------------
+    def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> Instance:
+        """Open compute_build_and_run_instance on ``host`` and walk the build's
+        steps up to networking (the block-device step has no work without a
+        volume service); InstanceInvalidState when the server is no longer
+        building (deleted meanwhile)."""
+        result: Instance = self.call(
+            ctxt, "build_started", version="1.2", instance_uuid=instance_uuid, host=host
+        )
+        return result
+
+    def build_networked(
+        self, ctxt: RequestContext, instance_uuid: str, network_info: list[InstanceVIF]
+    ) -> Instance:
+        """Record the bound ports in the info cache and step to spawning."""
+        result: Instance = self.call(
+            ctxt, "build_networked", version="1.2", instance_uuid=instance_uuid,
+            network_info=network_info,
+        )  # fmt: skip
+        return result
+
+    def build_failed(self, ctxt: RequestContext, fault: InstanceFault) -> Instance:
+        """Abort: ERROR with ``fault``, the build event closed as "Error" with its
+        message and the info cache emptied (the ports are gone)."""
+        result: Instance = self.call(ctxt, "build_failed", version="1.2", fault=fault)
+        return result
 
     # -- instance action events -----------------------------------------------
     def action_event_start(

@@ -1,0 +1,79 @@
+"""The compute agent's build reports: started, networked, failed (finished is
+``instance_finish`` with its event). Each is one transaction in the
+instance's cell that moves the state through the table's compare-and-swap
+and opens or closes the build's action event with it, so a build costs the
+agent at most three calls to the conductor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.orm import Session
+
+from saphira.conductor.databases import Databases
+from saphira.context import RequestContext
+from saphira.db.cell import actions, instances
+from saphira.domain import transitions
+from saphira.domain.states import TaskState
+from saphira.domain.table import Action
+from saphira.exception import InstanceInvalidState
+from saphira.objects import Instance, InstanceFault, InstanceVIF
+
+BUILD_EVENT = "compute_build_and_run_instance"
+
+
+class BuildReports:
+    """Mixed into the manager: the ConductorAPI 1.2 build reports."""
+
+    dbs: Databases
+
+    def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            actions.event_start(session, instance_uuid, ctxt.request_id, BUILD_EVENT, host)
+            # Scheduling -> block devices -> networking: the block-device step has
+            # no work without a volume service, so both moves go in this one write.
+            _advance(session, instance_uuid, TaskState.SCHEDULING)
+            return _advance(session, instance_uuid, TaskState.BLOCK_DEVICE_MAPPING)
+
+    def build_networked(
+        self, ctxt: RequestContext, instance_uuid: str, network_info: list[InstanceVIF]
+    ) -> Instance:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            _advance(session, instance_uuid, TaskState.NETWORKING)
+            return instances.update(session, instance_uuid, network_info=network_info)
+
+    def build_failed(self, ctxt: RequestContext, fault: InstanceFault) -> Instance:
+        uuid = fault.instance_uuid
+        with self.dbs.instance_cell(uuid) as session:
+            current = instances.get(session, uuid)
+            with _lost(current):
+                move = transitions.fail(Action.BUILD, current.vm_state)
+            instances.apply(session, uuid, move, method=Action.BUILD)
+            actions.fault_create(session, fault)
+            actions.event_finish(
+                session, uuid, ctxt.request_id, BUILD_EVENT, "Error", details=fault.message
+            )
+            return instances.update(session, uuid, network_info=[])
+
+
+def _advance(session: Session, instance_uuid: str, step: TaskState) -> Instance:
+    """The table's next build step after ``step``, as a compare-and-swap."""
+    current = instances.get(session, instance_uuid)
+    with _lost(current):
+        move = transitions.advance(Action.BUILD, current.vm_state, step)
+    instances.apply(session, instance_uuid, move, method=Action.BUILD)
+    return instances.get(session, instance_uuid)
+
+
+@contextmanager
+def _lost(current: Instance) -> Iterator[None]:
+    """No such move from where the instance is (deleted, failed by the watchdog):
+    the agent's report loses, as a compare-and-swap would."""
+    try:
+        yield
+    except (KeyError, ValueError):
+        raise InstanceInvalidState(
+            attr="vm_state", instance_uuid=current.uuid, state=str(current.vm_state),
+            method=str(Action.BUILD),
+        ) from None  # fmt: skip
