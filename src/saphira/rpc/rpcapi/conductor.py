@@ -18,6 +18,12 @@ context's (the API recorded it); an event without one is dropped quietly.
 
 Version history:
 * 1.0 - initial interface.
+* 1.1 - instance_finish(event=) and instance_fail(event=).
+* 2.0 - instance_event, a system event of the transition table
+  (``saphira.domain.table.SYSTEM``: power sync, guest stopped, move error),
+  replaces instance_save_state, the raw compare-and-swap, which is gone:
+  every state change is an action or an event of the table. A removed
+  method is a new major version; a 1.x caller is refused.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 from saphira.context import RequestContext
+from saphira.domain.states import PowerState, VmState
+from saphira.domain.table import Event
 from saphira.objects import (
     ComputeNode,
     Flavor,
@@ -38,12 +46,11 @@ from saphira.rpc.client import RPCAPI
 
 
 class ConductorAPI(RPCAPI):
-    """1.0: the first version. 1.1: instance_finish(event=) and
-    instance_fail(event=) close the action event in the same transaction as
-    the state change."""
+    """See the version history above."""
 
     TOPIC = "conductor"
-    RPC_API_VERSION = "1.1"
+    RPC_API_VERSION = "2.0"
+    BASE_VERSION = "2.0"
 
     # -- tasks ----------------------------------------------------------------
     def schedule_and_build_instances(
@@ -155,18 +162,12 @@ class ConductorAPI(RPCAPI):
         (plain columns: host, node, launched_at, flavor, system_metadata...) in the
         same transaction; ``updates["power_state"]`` overrides the table's.
 
-        ``event`` (1.1) is closed as "Success" in that transaction too, so whoever
-        sees the end state also sees the action's event finished. A conductor
-        still on 1.0 gets the two writes one after the other.
+        ``event`` is closed as "Success" in that transaction too, so whoever
+        sees the end state also sees the action's event finished.
         """
-        if event is not None and not self.can_send_version("1.1"):
-            result: Instance = self.instance_finish(ctxt, instance_uuid, action, updates)
-            self.action_event_finish(ctxt, instance_uuid, event, "Success")
-            return result
-        extra: dict[str, Any] = {"event": event} if event is not None else {}
-        result = self.call(
-            ctxt, "instance_finish", version="1.1" if extra else None,
-            instance_uuid=instance_uuid, action=action, updates=updates or {}, **extra,
+        result: Instance = self.call(
+            ctxt, "instance_finish", instance_uuid=instance_uuid, action=action,
+            updates=updates or {}, event=event,
         )  # fmt: skip
         return result
 
@@ -181,34 +182,32 @@ class ConductorAPI(RPCAPI):
     ) -> Instance:
         """CAS from any step of ``action`` to its failure state; record ``fault`` if given.
 
-        ``event`` (1.1) is closed as "Error" with the fault's message, in the same
+        ``event`` is closed as "Error" with the fault's message, in the same
         transaction (see instance_finish).
         """
-        if event is not None and not self.can_send_version("1.1"):
-            result: Instance = self.instance_fail(ctxt, instance_uuid, action, fault)
-            details = fault.message if fault is not None else None
-            self.action_event_finish(ctxt, instance_uuid, event, "Error", details=details)
-            return result
-        extra: dict[str, Any] = {"event": event} if event is not None else {}
-        result = self.call(
-            ctxt, "instance_fail", version="1.1" if extra else None,
-            instance_uuid=instance_uuid, action=action, fault=fault, **extra,
+        result: Instance = self.call(
+            ctxt, "instance_fail", instance_uuid=instance_uuid, action=action, fault=fault,
+            event=event,
         )  # fmt: skip
         return result
 
-    def instance_save_state(
+    def instance_event(
         self,
         ctxt: RequestContext,
         instance_uuid: str,
-        expected_vm_states: list[str],
-        expected_task_states: list[str | None],
-        updates: dict[str, Any],
+        event: Event,
+        seen: VmState,
+        *,
+        power: PowerState | None = None,
+        fault: InstanceFault | None = None,
     ) -> Instance:
-        """A raw compare-and-swap (power-state reconcile); loses with InstanceInvalidState."""
+        """System ``event`` (2.0) on an instance the caller saw in vm_state ``seen``:
+        the conductor makes the table's compare-and-swap (``power``: what the driver
+        reports, for the power events) and records ``fault`` in the same transaction.
+        An instance that moved on meanwhile loses with InstanceInvalidState."""
         result: Instance = self.call(
-            ctxt, "instance_save_state", instance_uuid=instance_uuid,
-            expected_vm_states=expected_vm_states, expected_task_states=expected_task_states,
-            updates=updates,
+            ctxt, "instance_event", instance_uuid=instance_uuid, event=str(event),
+            seen=str(seen), power=None if power is None else int(power), fault=fault,
         )  # fmt: skip
         return result
 
