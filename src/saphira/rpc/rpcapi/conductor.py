@@ -8,10 +8,10 @@ Two halves, as Nova's ComputeTaskAPI and ConductorAPI:
   failed spawn), ``migrate_server`` (call; resize — NoValidHost comes back to
   the caller as ``saphira.exception.NoValidHost``);
 * agent-facing database methods (calls): instance state transitions by
-  table action (the conductor computes the compare-and-swap with
-  ``saphira.domain.transitions`` from the row it reads, so a stale agent
-  loses with InstanceInvalidState), faults, instance action events, service
-  heartbeats and compute node records.
+  table action or system event (the conductor computes the compare-and-swap
+  with ``saphira.domain.transitions``, so a stale agent loses with
+  InstanceInvalidState; no method writes a state the caller chose), faults,
+  instance action events, service heartbeats and compute node records.
 
 Instance action events attach to the action whose request_id is the
 context's (the API recorded it); an event without one is dropped quietly.
