@@ -54,7 +54,7 @@ def test_events_the_instance_cannot_take_change_nothing(plane: Plane) -> None:
     before = plane.instance(server_id)
     fault = InstanceFault(server_id, 500, "disk moved", "", "host-a")
     # No resize is in flight, and a build's events need BUILDING.
-    for event in (Event.MOVE_ERROR, Event.HOST_DOWN, Event.GIVE_UP, Event.DESTROY):
+    for event in (Event.MOVE_ERROR, Event.HOST_DOWN, Event.GIVE_UP, Event.RESCHEDULE):
         with pytest.raises(exception.InstanceInvalidState):
             conductor.instance_event(CTX, server_id, event, VmState.ACTIVE, fault=fault)
     # What the agent saw is stale: the instance is ACTIVE, not PAUSED.
