@@ -73,7 +73,8 @@ class ResizeMixin:
         error_out: bool = False,
     ) -> bool:
         """One agent's part of a move, recorded as an action event; on failure the
-        fault, the failed state and (mid-resize) the source claim given back.
+        source claim is given back (mid-resize), then the failed state, the fault and
+        the event's Error are one conductor call (one transaction).
 
         ``error_out``: the guest was already touched (disk moved, source powered
         off), so the instance goes to ERROR as Nova's does, not back to ACTIVE.
@@ -89,11 +90,11 @@ class ResizeMixin:
             fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
             if error_out:
                 self.conductor.instance_event(
-                    ctxt, uuid, Event.MOVE_ERROR, instance.vm_state, fault=fault
-                )
+                    ctxt, uuid, Event.MOVE_ERROR, instance.vm_state, fault=fault,
+                    failed_event=event,
+                )  # fmt: skip
             else:
-                self.conductor.instance_fail(ctxt, uuid, action, fault)
-            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+                self.conductor.instance_fail(ctxt, uuid, action, fault, event=event)
             return False
         self.conductor.action_event_finish(ctxt, uuid, event, "Success")
         return True

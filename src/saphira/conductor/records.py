@@ -122,6 +122,7 @@ class Records:
         seen: str,
         power: int | None = None,
         fault: InstanceFault | None = None,
+        failed_event: str | None = None,
     ) -> Instance:
         """System ``event`` on an instance the caller saw in vm_state ``seen``."""
         move = transitions.system(
@@ -132,6 +133,11 @@ class Records:
             instances.apply(session, instance_uuid, move, method=event)
             if fault is not None:
                 actions.fault_create(session, fault)
+            if failed_event is not None:
+                details = fault.message if fault is not None else None
+                actions.event_finish(
+                    session, instance_uuid, ctxt.request_id, failed_event, "Error", details=details
+                )
             return instances.get(session, instance_uuid)
 
     def instance_update(

@@ -66,7 +66,6 @@ def test_events_the_instance_cannot_take_change_nothing(plane: Plane) -> None:
     assert (after.vm_state, after.task_state, after.power_state) == (
         before.vm_state, before.task_state, before.power_state,
     )  # fmt: skip
-    assert "fault" not in plane.api.server(server_id, user="admin")
 
 
 def test_power_events_write_the_reported_power(plane: Plane) -> None:
@@ -82,3 +81,33 @@ def test_power_events_write_the_reported_power(plane: Plane) -> None:
     )
     assert (stopped.vm_state, stopped.power_state) == (VmState.STOPPED, PowerState.SHUTDOWN)
     assert plane.api.server(server_id)["status"] == "SHUTOFF"
+
+
+def test_the_fault_and_the_failed_event_commit_with_the_state_or_not_at_all(
+    plane: Plane,
+) -> None:
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    create = next(a for a in api.actions(server_id) if a["action"] == "create")
+    ctxt = RequestContext(user_id="u1", project_id="p1", request_id=create["request_id"])
+    conductor = ConductorAPI(plane.transport)
+    conductor.action_event_start(ctxt, server_id, "compute_probe", "host-a")
+    fault = InstanceFault(server_id, 500, "probe failed", "", "host-a")
+
+    def probe() -> str | None:
+        detail = api.action_detail(server_id, create["request_id"])
+        found = [e for e in detail["events"] if e["event"] == "compute_probe"]
+        return str(found[0]["result"]) if found[0]["result"] is not None else None
+
+    with pytest.raises(exception.InstanceInvalidState):  # no resize in flight
+        conductor.instance_event(
+            ctxt, server_id, Event.MOVE_ERROR, VmState.ACTIVE, fault=fault,
+            failed_event="compute_probe",
+        )  # fmt: skip
+    assert probe() is None
+    conductor.instance_event(
+        ctxt, server_id, Event.POWER_SYNC, VmState.ACTIVE, power=PowerState.RUNNING,
+        fault=fault, failed_event="compute_probe",
+    )  # fmt: skip
+    assert probe() == "Error"

@@ -200,14 +200,17 @@ class ConductorAPI(RPCAPI):
         *,
         power: PowerState | None = None,
         fault: InstanceFault | None = None,
+        failed_event: str | None = None,
     ) -> Instance:
         """System ``event`` (2.0) on an instance the caller saw in vm_state ``seen``:
         the conductor makes the table's compare-and-swap (``power``: what the driver
-        reports, for the power events) and records ``fault`` in the same transaction.
-        An instance that moved on meanwhile loses with InstanceInvalidState."""
+        reports, for the power events), records ``fault`` and closes the action event
+        ``failed_event`` as "Error", all in one transaction. An instance that moved on
+        meanwhile loses with InstanceInvalidState, and nothing is written."""
         result: Instance = self.call(
             ctxt, "instance_event", instance_uuid=instance_uuid, event=str(event),
             seen=str(seen), power=None if power is None else int(power), fault=fault,
+            failed_event=failed_event,
         )  # fmt: skip
         return result
 
