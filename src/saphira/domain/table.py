@@ -239,7 +239,7 @@ SYSTEM: Mapping[Event, SystemRule] = {
                    VmState.BUILDING, _BUILD.steps[0]),
         SystemRule(Event.GIVE_UP, "conductor", _BUILDING, _BUILD_STEPS, _E, None),
         SystemRule(Event.NO_HOST, "conductor", _BUILDING, frozenset({_BUILD.steps[0]}), _E, None),
-        SystemRule(Event.HOST_DOWN, "watchdog", _BUILDING, _BUILD_STEPS, _E, None),
+        SystemRule(Event.HOST_DOWN, "conductor (watchdog)", _BUILDING, _BUILD_STEPS, _E, None),
         # Nova's _delete_instance: a delete that did its work lands whatever task ran.
         SystemRule(Event.DESTROY, "compute", _DELETE.vm_states, _ANY_TASK, VmState.DELETED, None,
                    _DELETE.power),

@@ -111,3 +111,14 @@ def test_the_fault_and_the_failed_event_commit_with_the_state_or_not_at_all(
         fault=fault, failed_event="compute_probe",
     )  # fmt: skip
     assert probe() == "Error"
+
+
+def test_a_guest_paused_behind_our_back_has_its_power_recorded(plane: Plane) -> None:
+    plane.conf.set_override("sync_power_state_interval", 600)
+    plane.add_host("host-a")
+    server_id = plane.api.boot()
+    plane.drivers["host-a"].pause(plane.instance(server_id))  # its event wakes the reconcile
+    synced = plane.wait(server_id, lambda i: i.power_state is PowerState.PAUSED)
+    # Nova's _sync_instance_power_state records it and leaves an ACTIVE server ACTIVE.
+    assert (synced.vm_state, synced.task_state) == (VmState.ACTIVE, None)
+    assert plane.api.server(server_id)["status"] == "ACTIVE"
