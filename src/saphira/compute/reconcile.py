@@ -1,6 +1,7 @@
 """Power-state reconcile (Nova's _sync_power_states): compare what each
 driver reports with what the database holds, and act on the difference as
-``saphira.domain.power.sync_power_state`` decides."""
+``saphira.domain.power.sync_power_state`` decides; the table's power_sync or
+guest_stopped event writes it."""
 
 from __future__ import annotations
 
@@ -39,16 +40,11 @@ def reconcile_once(manager: ComputeManager, ctxt: RequestContext | None = None) 
             continue
         if decision.power_off_guest:
             driver.power_off(instance)
-        updates: dict[str, object] = {}
-        if decision.power_state is not None:
-            updates["power_state"] = int(decision.power_state)
-        if decision.vm_state is not None:
-            updates["vm_state"] = str(decision.vm_state)
-        if not updates:
+        if decision.event is None:
             continue
         try:
-            manager.conductor.instance_save_state(
-                ctxt, instance.uuid, [str(instance.vm_state)], [None], updates
+            manager.conductor.instance_event(
+                ctxt, instance.uuid, decision.event, instance.vm_state, power=actual
             )
             changed += 1
         except exception.SaphiraError as error:  # an action started meanwhile: it owns it

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from saphira.compute.images import image_meta
 from saphira.compute.vifs import driver_vif, network_info
 from saphira.context import RequestContext
-from saphira.domain.states import TaskState, VmState
-from saphira.domain.table import TABLE, Action
+from saphira.domain.states import TaskState
+from saphira.domain.table import Action, Event
 from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
 from saphira.virt.types import Migration, NetworkInfo
@@ -73,7 +73,8 @@ class ResizeMixin:
         error_out: bool = False,
     ) -> bool:
         """One agent's part of a move, recorded as an action event; on failure the
-        fault, the failed state and (mid-resize) the source claim given back.
+        source claim is given back (mid-resize), then the failed state, the fault and
+        the event's Error are one conductor call (one transaction).
 
         ``error_out``: the guest was already touched (disk moved, source powered
         off), so the instance goes to ERROR as Nova's does, not back to ACTIVE.
@@ -88,15 +89,12 @@ class ResizeMixin:
                 self._restore_source_claim(instance, migration)
             fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
             if error_out:
-                self.conductor.instance_fault_create(ctxt, fault)
-                self.conductor.instance_save_state(
-                    ctxt, uuid, [str(instance.vm_state)],
-                    [str(step) for step in TABLE[action].steps],
-                    {"vm_state": str(VmState.ERROR), "task_state": None},
+                self.conductor.instance_event(
+                    ctxt, uuid, Event.MOVE_ERROR, instance.vm_state, fault=fault,
+                    failed_event=event,
                 )  # fmt: skip
             else:
-                self.conductor.instance_fail(ctxt, uuid, action, fault)
-            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
+                self.conductor.instance_fail(ctxt, uuid, action, fault, event=event)
             return False
         self.conductor.action_event_finish(ctxt, uuid, event, "Success")
         return True

@@ -24,8 +24,9 @@ from saphira.context import RequestContext
 from saphira.db.api import build_requests
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
 from saphira.db.cell import actions, instances
-from saphira.domain.states import TaskState, VmState
-from saphira.domain.table import TABLE, Action
+from saphira.domain import transitions
+from saphira.domain.states import VmState
+from saphira.domain.table import TABLE, Action, Event
 from saphira.objects import (
     BuildAttempt,
     BuildOrder,
@@ -101,7 +102,7 @@ class BuildTasks:
         placed = dataclasses.replace(
             instance, host=chosen.host, node=chosen.node,
             availability_zone=instance.availability_zone or chosen.availability_zone,
-            vm_state=VmState.BUILDING, task_state=TaskState.SCHEDULING,
+            vm_state=transitions.INITIAL_VM_STATE, task_state=transitions.INITIAL_TASK_STATE,
         )  # fmt: skip
         if not self._insert(ctxt, placed, cell, event_error=None):
             self.placement.delete_allocations(instance.uuid)
@@ -151,7 +152,8 @@ class BuildTasks:
 
     def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:
         cell0 = next(c for c in self.dbs.cells(with_cell0=True) if c.is_cell0)
-        failed = dataclasses.replace(instance, vm_state=VmState.ERROR, task_state=None)
+        move = transitions.system(Event.NO_HOST, instance.vm_state, instance_uuid=instance.uuid)
+        failed = dataclasses.replace(instance, vm_state=move.vm_state, task_state=move.task_state)
         self._insert(ctxt, failed, cell0, event_error=faults.of(error))
 
     def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
@@ -188,25 +190,19 @@ class BuildTasks:
         chosen: Selection,
         failed: BuildAttempt | None,
     ) -> Instance:
-        steps = TABLE[Action.BUILD].steps
+        move = transitions.system(Event.RESCHEDULE, VmState.BUILDING)
         with self.dbs.instance_cell(instance_uuid) as session:
             _close_attempt(session, ctxt, instance_uuid, failed)
-            instances.save_state(
-                session, instance_uuid, VmState.BUILDING, steps, method="create",
-                task_state=TaskState.SCHEDULING,
-            )  # fmt: skip
+            instances.apply(session, instance_uuid, move, method=Event.RESCHEDULE)
             return instances.update(session, instance_uuid, host=chosen.host, node=chosen.node)
 
     def _give_up(self, ctxt: RequestContext, instance_uuid: str, tried: list[BuildAttempt]) -> None:
         text = faults.build_given_up(instance_uuid, tried, self.max_attempts)
-        steps = TABLE[Action.BUILD].steps
+        move = transitions.system(Event.GIVE_UP, VmState.BUILDING)
         try:
             with self.dbs.instance_cell(instance_uuid) as session:
                 _close_attempt(session, ctxt, instance_uuid, tried[-1] if tried else None)
-                instances.save_state(
-                    session, instance_uuid, VmState.BUILDING, steps, method="create",
-                    vm_state=VmState.ERROR, task_state=None,
-                )  # fmt: skip
+                instances.apply(session, instance_uuid, move, method=Event.GIVE_UP)
                 fault = InstanceFault(instance_uuid, 500, text.message, text.details)
                 actions.fault_create(session, fault)
                 actions.event_start(

@@ -24,7 +24,7 @@ BUILD_EVENT = "compute_build_and_run_instance"
 
 
 class BuildReports:
-    """Mixed into the manager: the ConductorAPI 1.2 build reports."""
+    """Mixed into the manager: the ConductorAPI 2.0 build reports."""
 
     dbs: Databases
 

@@ -18,7 +18,7 @@ from saphira.db.cell import actions, instances, services
 from saphira.db.cell.instances import InstanceFilters
 from saphira.domain import transitions
 from saphira.domain.states import PowerState, TaskState, VmState
-from saphira.domain.table import Action
+from saphira.domain.table import Action, Event
 from saphira.exception import InstanceInvalidState
 from saphira.objects import ComputeNode, Flavor, Instance, InstanceFault, Service
 
@@ -81,17 +81,13 @@ class Records:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
             prior = current.system_metadata.get("old_vm_state")
+            reported = values.pop("power_state", None)
             with _no_such_move(current, action):
                 move = transitions.finish(
-                    Action(action), current.vm_state, prior=VmState(prior) if prior else None
-                )
-            changes = move.changes()
-            if "power_state" in values:
-                changes["power_state"] = PowerState(values.pop("power_state"))
-            instances.save_state(
-                session, instance_uuid, move.expected_vm_states, move.expected_task_states,
-                method=action, **changes,
-            )  # fmt: skip
+                    Action(action), current.vm_state, prior=VmState(prior) if prior else None,
+                    power=None if reported is None else PowerState(reported),
+                )  # fmt: skip
+            instances.apply(session, instance_uuid, move, method=action)
             if event is not None:
                 actions.event_finish(session, instance_uuid, ctxt.request_id, event, "Success")
             return _update(session, instance_uuid, values)
@@ -118,24 +114,31 @@ class Records:
                 )
             return instances.get(session, instance_uuid)
 
-    def instance_save_state(
+    def instance_event(
         self,
         ctxt: RequestContext,
         instance_uuid: str,
-        expected_vm_states: list[str],
-        expected_task_states: list[str | None],
-        updates: dict[str, Any],
+        event: str,
+        seen: str,
+        power: int | None = None,
+        fault: InstanceFault | None = None,
+        failed_event: str | None = None,
     ) -> Instance:
+        """System ``event`` on an instance the caller saw in vm_state ``seen``."""
+        move = transitions.system(
+            Event(event), VmState(seen), power=None if power is None else PowerState(power),
+            instance_uuid=instance_uuid,
+        )  # fmt: skip
         with self.dbs.instance_cell(instance_uuid) as session:
-            states = {k: updates.pop(k) for k in ("vm_state", "task_state", "power_state")
-                      if k in updates}  # fmt: skip
-            if "power_state" in states:
-                states["power_state"] = PowerState(states["power_state"])
-            instances.save_state(
-                session, instance_uuid, [VmState(v) for v in expected_vm_states],
-                [None if t is None else TaskState(t) for t in expected_task_states], **states,
-            )  # fmt: skip
-            return _update(session, instance_uuid, updates)
+            instances.apply(session, instance_uuid, move, method=event)
+            if fault is not None:
+                actions.fault_create(session, fault)
+            if failed_event is not None:
+                details = fault.message if fault is not None else None
+                actions.event_finish(
+                    session, instance_uuid, ctxt.request_id, failed_event, "Error", details=details
+                )
+            return instances.get(session, instance_uuid)
 
     def instance_update(
         self, ctxt: RequestContext, instance_uuid: str, updates: dict[str, Any]
@@ -145,10 +148,9 @@ class Records:
 
     def instance_destroy(self, ctxt: RequestContext, instance_uuid: str) -> None:
         with self.dbs.instance_cell(instance_uuid) as session:
-            instances.save_state(
-                session, instance_uuid, list(VmState), [*list(TaskState), None],
-                vm_state=VmState.DELETED, task_state=None, power_state=PowerState.NOSTATE,
-            )  # fmt: skip
+            current = instances.get(session, instance_uuid)
+            move = transitions.system(Event.DESTROY, current.vm_state, instance_uuid=instance_uuid)
+            instances.apply(session, instance_uuid, move, method=Event.DESTROY)
             instances.soft_delete(session, instance_uuid)
         with self.dbs.api() as api:
             api.execute(

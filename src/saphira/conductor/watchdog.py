@@ -18,8 +18,9 @@ from saphira.conductor.databases import Databases
 from saphira.conductor.records import COMPUTE_BINARY
 from saphira.db.cell import actions, instances, services
 from saphira.db.cell.instances import InstanceFilters
+from saphira.domain import transitions
 from saphira.domain.states import VmState
-from saphira.domain.table import TABLE, Action
+from saphira.domain.table import Event
 from saphira.objects import InstanceFault
 
 LOG = logging.getLogger(__name__)
@@ -30,7 +31,6 @@ def fail_builds_on_down_hosts(
 ) -> list[str]:
     """One pass over every cell; the uuids it moved to ERROR."""
     failed: list[str] = []
-    steps = TABLE[Action.BUILD].steps
     for cell in dbs.cells():
         with dbs.cell(cell.url) as session:
             down = services.down_hosts(session, COMPUTE_BINARY, down_time)
@@ -46,11 +46,9 @@ def fail_builds_on_down_hosts(
             message = "The compute host went down during the build."
             details = f"host {instance.host} went down during the build"
             try:
+                move = transitions.system(Event.HOST_DOWN, instance.vm_state)
                 with dbs.cell(cell.url) as session:
-                    instances.save_state(
-                        session, instance.uuid, VmState.BUILDING, steps, method="create",
-                        vm_state=VmState.ERROR, task_state=None,
-                    )  # fmt: skip
+                    instances.apply(session, instance.uuid, move, method=Event.HOST_DOWN)
                     actions.fault_create(
                         session, InstanceFault(instance.uuid, 500, message, details, instance.host)
                     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from saphira.domain.states import PowerState, TaskState, VmState
+from saphira.domain.table import Event
 
 _OFF = frozenset({PowerState.SHUTDOWN, PowerState.CRASHED})
 # vm_states whose guest Nova leaves alone beyond recording its power state.
@@ -27,6 +28,13 @@ class PowerSync:
     @property
     def noop(self) -> bool:
         return self == PowerSync()
+
+    @property
+    def event(self) -> Event | None:
+        """The table's system event that writes this decision (None: nothing to write)."""
+        if self.vm_state is not None:  # always STOPPED, where GUEST_STOPPED lands
+            return Event.GUEST_STOPPED
+        return None if self.power_state is None else Event.POWER_SYNC
 
 
 def sync_power_state(

@@ -1,11 +1,14 @@
-"""THE instance transition table: one row per action, nothing else decides.
+"""THE instance transition table: one row per action or event, nothing else decides.
 
-Each row says where the API accepts the action (Nova's
+``TABLE`` has a row per API action: where the API accepts it (Nova's
 ``@check_instance_state`` per method), whether a lock stops it
 (``@check_instance_lock``), the task_states the work walks through (the API
-sets the first one), and where success and failure land. ``transitions``
-turns a row into compare-and-swap requests; nothing else should hard-code a
-state pair.
+sets the first one), and where success and failure land. ``SYSTEM`` has a row
+per system event, what the services do to an instance on their own (a
+reschedule, the watchdog, the end of a delete, the power sync...): the states
+it may start from and where it lands. ``transitions`` turns a row into
+compare-and-swap requests; nothing else should hard-code a state pair
+(tests/unit/domain/test_state_writes.py keeps the tree to that).
 """
 
 from __future__ import annotations
@@ -52,8 +55,15 @@ class Same(enum.Enum):
     SAME = "same"
 
 
+class Observed(enum.Enum):
+    """The power state the hypervisor reports, which the caller hands over."""
+
+    OBSERVED = "observed"
+
+
 PRIOR = Prior.PRIOR
 SAME = Same.SAME
+OBSERVED = Observed.OBSERVED
 Target = VmState | Prior
 
 
@@ -191,3 +201,52 @@ TABLE: Mapping[Action, Rule] = {
 OWNER: Mapping[TaskState, Action] = {
     step: rule.action for rule in TABLE.values() for step in rule.steps
 }
+
+
+class Event(enum.StrEnum):
+    """What the services do to an instance on their own, with no API request."""
+
+    RESCHEDULE = "reschedule"  # conductor: a failed spawn goes to the next alternate
+    GIVE_UP = "give_up"  # conductor: no alternate left, or max_attempts reached
+    NO_HOST = "no_host"  # conductor: nothing fits; the row is made in cell0
+    HOST_DOWN = "host_down"  # conductor's watchdog: the building host went down
+    DESTROY = "destroy"  # compute agent: the guest is gone, the end of a delete
+    POWER_SYNC = "power_sync"  # compute agent: record the hypervisor's power state
+    GUEST_STOPPED = "guest_stopped"  # compute agent: the guest powered itself off
+    MOVE_ERROR = "move_error"  # compute agent: a resize failed after touching the guest
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemRule:
+    event: Event
+    by: str  # the service that raises it
+    vm_states: frozenset[VmState]
+    task_states: frozenset[TaskState | None]
+    vm_state: VmState | Same  # where it lands
+    task_state: TaskState | None
+    # None leaves the power state alone; OBSERVED writes what the driver reports.
+    power: PowerState | Observed | None = None
+
+
+_BUILD, _DELETE, _RESIZE = TABLE[Action.BUILD], TABLE[Action.DELETE], TABLE[Action.RESIZE]
+_BUILDING = frozenset({VmState.BUILDING})
+_BUILD_STEPS: frozenset[TaskState | None] = frozenset(_BUILD.steps)
+
+SYSTEM: Mapping[Event, SystemRule] = {
+    rule.event: rule
+    for rule in (
+        SystemRule(Event.RESCHEDULE, "conductor", _BUILDING, _BUILD_STEPS,
+                   VmState.BUILDING, _BUILD.steps[0]),
+        SystemRule(Event.GIVE_UP, "conductor", _BUILDING, _BUILD_STEPS, _E, None),
+        SystemRule(Event.NO_HOST, "conductor", _BUILDING, frozenset({_BUILD.steps[0]}), _E, None),
+        SystemRule(Event.HOST_DOWN, "conductor (watchdog)", _BUILDING, _BUILD_STEPS, _E, None),
+        # Nova's _delete_instance: a delete that did its work lands whatever task ran.
+        SystemRule(Event.DESTROY, "compute", _DELETE.vm_states, _ANY_TASK, VmState.DELETED, None,
+                   _DELETE.power),
+        SystemRule(Event.POWER_SYNC, "compute", _LIVE, _IDLE, SAME, None, OBSERVED),
+        SystemRule(Event.GUEST_STOPPED, "compute", frozenset({_A, _P}), _IDLE, _S, None,
+                   OBSERVED),
+        SystemRule(Event.MOVE_ERROR, "compute", _RESIZE.vm_states, frozenset(_RESIZE.steps),
+                   _E, None),
+    )
+}  # fmt: skip

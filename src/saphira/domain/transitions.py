@@ -3,7 +3,8 @@
 A ``Transition`` is what a writer hands to the database: the states the row
 must be in (``expected_*``) and the states to write. The API calls
 ``begin``; the conductor calls ``advance`` between steps and ``finish`` or
-``fail`` at the end, on the agent's behalf. A stale caller (say, a soft
+``fail`` at the end, on the agent's behalf; ``system`` is the move of a
+system event (a reschedule, the watchdog, the power sync...). A stale caller (say, a soft
 reboot overtaken by a hard one) loses its compare-and-swap and gets a 409,
 never a silent overwrite.
 """
@@ -13,7 +14,17 @@ from __future__ import annotations
 import dataclasses
 
 from saphira.domain.states import PowerState, TaskState, VmState
-from saphira.domain.table import OWNER, PRIOR, SAME, TABLE, Action, Rule
+from saphira.domain.table import (
+    OBSERVED,
+    OWNER,
+    PRIOR,
+    SAME,
+    SYSTEM,
+    TABLE,
+    Action,
+    Event,
+    Rule,
+)
 from saphira.exception import InstanceInvalidState, InstanceIsLocked
 
 INITIAL_VM_STATE = VmState.BUILDING
@@ -99,11 +110,18 @@ def advance(action: Action, vm_state: VmState, step: TaskState) -> Transition:
     return Transition(frozenset({vm_state}), frozenset({step}), vm_state, steps[index + 1])
 
 
-def finish(action: Action, vm_state: VmState, *, prior: VmState | None = None) -> Transition:
+def finish(
+    action: Action,
+    vm_state: VmState,
+    *,
+    prior: VmState | None = None,
+    power: PowerState | None = None,
+) -> Transition:
     """Success: from any step of ``action`` to the table's landing state.
 
     ``prior`` is the vm_state before a resize (Nova keeps it as
-    ``old_vm_state``); confirm and revert return to it.
+    ``old_vm_state``); confirm and revert return to it. ``power``, what the
+    driver reports once the work is done, wins over the power the table implies.
     """
     row = _stepped(action)
     target = row.success[vm_state]
@@ -112,7 +130,7 @@ def finish(action: Action, vm_state: VmState, *, prior: VmState | None = None) -
             raise ValueError(f"{action} needs the pre-resize vm_state, got {prior!r}")
         target = prior
     assert isinstance(target, VmState)
-    power = row.power
+    power = power if power is not None else row.power
     if power is None:
         # A resized guest keeps the power it had; otherwise the resting state says.
         resting = vm_state if target is VmState.RESIZED else target
@@ -126,6 +144,35 @@ def fail(action: Action, vm_state: VmState) -> Transition:
     target = vm_state if row.failure is SAME else row.failure
     assert isinstance(target, VmState)
     return Transition(frozenset({vm_state}), frozenset(row.steps), target, None)
+
+
+def system(
+    event: Event,
+    vm_state: VmState,
+    *,
+    power: PowerState | None = None,
+    instance_uuid: str = "",
+) -> Transition:
+    """The CAS of system ``event`` for an instance seen in ``vm_state``.
+
+    ``power`` is the hypervisor's reading, for the events that record it. An
+    instance the event cannot start from is the 409 a lost race gets.
+    """
+    row = SYSTEM[event]
+    if vm_state not in row.vm_states:
+        raise InstanceInvalidState(
+            attr="vm_state", instance_uuid=instance_uuid, state=vm_state, method=str(event)
+        )
+    if row.power is OBSERVED:
+        if power is None:
+            raise ValueError(f"{event} records the power state the driver reports")
+        written: PowerState | None = power
+    elif power is not None:
+        raise ValueError(f"{event} does not record an observed power state")
+    else:
+        written = row.power
+    target = vm_state if row.vm_state is SAME else row.vm_state
+    return Transition(frozenset({vm_state}), row.task_states, target, row.task_state, written)
 
 
 def in_flight(task_state: TaskState | None) -> Action | None:

@@ -8,10 +8,10 @@ Two halves, as Nova's ComputeTaskAPI and ConductorAPI:
   failed spawn), ``migrate_server`` (call; resize — NoValidHost comes back to
   the caller as ``saphira.exception.NoValidHost``);
 * agent-facing database methods (calls): instance state transitions by
-  table action (the conductor computes the compare-and-swap with
-  ``saphira.domain.transitions`` from the row it reads, so a stale agent
-  loses with InstanceInvalidState), faults, instance action events, service
-  heartbeats and compute node records.
+  table action or system event (the conductor computes the compare-and-swap
+  with ``saphira.domain.transitions``, so a stale agent loses with
+  InstanceInvalidState; no method writes a state the caller chose), faults,
+  instance action events, service heartbeats and compute node records.
 
 Instance action events attach to the action whose request_id is the
 context's (the API recorded it); an event without one is dropped quietly.
@@ -19,10 +19,16 @@ context's (the API recorded it); an event without one is dropped quietly.
 Version history:
 * 1.0 - initial interface.
 * 1.1 - instance_finish(event=) and instance_fail(event=).
-* 1.2 - schedule_and_build_instances and build_instances carry a BuildOrder
+* 2.0 - schedule_and_build_instances and build_instances carry a BuildOrder
   per server (the loose image, admin_password, requested_networks and tried
   arguments are gone); the agent's build reports: build_started,
   build_networked, build_failed (each one transaction with its event).
+  instance_event, a system event of the transition table
+  (``saphira.domain.table.SYSTEM``: power sync, guest stopped, move error),
+  replaces instance_save_state, the raw compare-and-swap, which is gone:
+  every state change is an action or an event of the table. Methods changed
+  their arguments or went, so this is a new major version; a 1.x caller is
+  refused.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from __future__ import annotations
 from typing import Any
 
 from saphira.context import RequestContext
+from saphira.domain.states import PowerState, VmState
+from saphira.domain.table import Event
 from saphira.objects import (
     BuildOrder,
     ComputeNode,
@@ -44,19 +52,18 @@ from saphira.rpc.client import RPCAPI
 
 
 class ConductorAPI(RPCAPI):
-    """1.0: the first version. 1.1: instance_finish(event=) and
-    instance_fail(event=) close the action event in the same transaction as
-    the state change. 1.2: build orders and the agent's three build reports."""
+    """See the version history above."""
 
     TOPIC = "conductor"
-    RPC_API_VERSION = "1.2"
+    RPC_API_VERSION = "2.0"
+    BASE_VERSION = "2.0"
 
     # -- tasks ----------------------------------------------------------------
     def schedule_and_build_instances(
         self, ctxt: RequestContext, instances: list[Instance], orders: list[BuildOrder]
     ) -> None:
         """Build the servers the API queued (build requests + request specs +
-        instance mappings with no cell); 1.2.
+        instance mappings with no cell); 2.0.
 
         ``instances[i]`` is build request i's Instance (vm_state building,
         task_state scheduling, no host) and ``orders[i]`` its build order (its
@@ -69,12 +76,12 @@ class ConductorAPI(RPCAPI):
         while scheduling) is skipped and its allocation released.
         """
         self.cast(
-            ctxt, "schedule_and_build_instances", version="1.2", instances=instances,
+            ctxt, "schedule_and_build_instances", version="2.0", instances=instances,
             orders=orders,
         )  # fmt: skip
 
     def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
-        """Reschedule a build whose spawn failed; 1.2.
+        """Reschedule a build whose spawn failed; 2.0.
 
         ``order.host_list`` is what the agent received (the failed selection
         first, then the alternates); ``order.attempts`` every attempt so far,
@@ -84,7 +91,7 @@ class ConductorAPI(RPCAPI):
         can make, up to [scheduler] max_attempts; when none is left the
         instance goes to ERROR with a fault naming every host tried and why.
         """
-        self.cast(ctxt, "build_instances", version="1.2", instance=instance, order=order)
+        self.cast(ctxt, "build_instances", version="2.0", instance=instance, order=order)
 
     def migrate_server(
         self,
@@ -140,18 +147,12 @@ class ConductorAPI(RPCAPI):
         (plain columns: host, node, launched_at, flavor, system_metadata...) in the
         same transaction; ``updates["power_state"]`` overrides the table's.
 
-        ``event`` (1.1) is closed as "Success" in that transaction too, so whoever
-        sees the end state also sees the action's event finished. A conductor
-        still on 1.0 gets the two writes one after the other.
+        ``event`` is closed as "Success" in that transaction too, so whoever
+        sees the end state also sees the action's event finished.
         """
-        if event is not None and not self.can_send_version("1.1"):
-            result: Instance = self.instance_finish(ctxt, instance_uuid, action, updates)
-            self.action_event_finish(ctxt, instance_uuid, event, "Success")
-            return result
-        extra: dict[str, Any] = {"event": event} if event is not None else {}
-        result = self.call(
-            ctxt, "instance_finish", version="1.1" if extra else None,
-            instance_uuid=instance_uuid, action=action, updates=updates or {}, **extra,
+        result: Instance = self.call(
+            ctxt, "instance_finish", instance_uuid=instance_uuid, action=action,
+            updates=updates or {}, event=event,
         )  # fmt: skip
         return result
 
@@ -166,34 +167,35 @@ class ConductorAPI(RPCAPI):
     ) -> Instance:
         """CAS from any step of ``action`` to its failure state; record ``fault`` if given.
 
-        ``event`` (1.1) is closed as "Error" with the fault's message, in the same
+        ``event`` is closed as "Error" with the fault's message, in the same
         transaction (see instance_finish).
         """
-        if event is not None and not self.can_send_version("1.1"):
-            result: Instance = self.instance_fail(ctxt, instance_uuid, action, fault)
-            details = fault.message if fault is not None else None
-            self.action_event_finish(ctxt, instance_uuid, event, "Error", details=details)
-            return result
-        extra: dict[str, Any] = {"event": event} if event is not None else {}
-        result = self.call(
-            ctxt, "instance_fail", version="1.1" if extra else None,
-            instance_uuid=instance_uuid, action=action, fault=fault, **extra,
+        result: Instance = self.call(
+            ctxt, "instance_fail", instance_uuid=instance_uuid, action=action, fault=fault,
+            event=event,
         )  # fmt: skip
         return result
 
-    def instance_save_state(
+    def instance_event(
         self,
         ctxt: RequestContext,
         instance_uuid: str,
-        expected_vm_states: list[str],
-        expected_task_states: list[str | None],
-        updates: dict[str, Any],
+        event: Event,
+        seen: VmState,
+        *,
+        power: PowerState | None = None,
+        fault: InstanceFault | None = None,
+        failed_event: str | None = None,
     ) -> Instance:
-        """A raw compare-and-swap (power-state reconcile); loses with InstanceInvalidState."""
+        """System ``event`` (2.0) on an instance the caller saw in vm_state ``seen``:
+        the conductor makes the table's compare-and-swap (``power``: what the driver
+        reports, for the power events), records ``fault`` and closes the action event
+        ``failed_event`` as "Error", all in one transaction. An instance that moved on
+        meanwhile loses with InstanceInvalidState, and nothing is written."""
         result: Instance = self.call(
-            ctxt, "instance_save_state", instance_uuid=instance_uuid,
-            expected_vm_states=expected_vm_states, expected_task_states=expected_task_states,
-            updates=updates,
+            ctxt, "instance_event", instance_uuid=instance_uuid, event=str(event),
+            seen=str(seen), power=None if power is None else int(power), fault=fault,
+            failed_event=failed_event,
         )  # fmt: skip
         return result
 
@@ -214,14 +216,14 @@ class ConductorAPI(RPCAPI):
     def instance_fault_create(self, ctxt: RequestContext, fault: InstanceFault) -> None:
         self.call(ctxt, "instance_fault_create", fault=fault)
 
-    # -- the agent's build reports (1.2): one transaction each -------------------
+    # -- the agent's build reports (2.0): one transaction each -------------------
     def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> Instance:
         """Open compute_build_and_run_instance on ``host`` and walk the build's
         steps up to networking (the block-device step has no work without a
         volume service); InstanceInvalidState when the server is no longer
         building (deleted meanwhile)."""
         result: Instance = self.call(
-            ctxt, "build_started", version="1.2", instance_uuid=instance_uuid, host=host
+            ctxt, "build_started", version="2.0", instance_uuid=instance_uuid, host=host
         )
         return result
 
@@ -230,7 +232,7 @@ class ConductorAPI(RPCAPI):
     ) -> Instance:
         """Record the bound ports in the info cache and step to spawning."""
         result: Instance = self.call(
-            ctxt, "build_networked", version="1.2", instance_uuid=instance_uuid,
+            ctxt, "build_networked", version="2.0", instance_uuid=instance_uuid,
             network_info=network_info,
         )  # fmt: skip
         return result
@@ -238,7 +240,7 @@ class ConductorAPI(RPCAPI):
     def build_failed(self, ctxt: RequestContext, fault: InstanceFault) -> Instance:
         """Abort: ERROR with ``fault``, the build event closed as "Error" with its
         message and the info cache emptied (the ports are gone)."""
-        result: Instance = self.call(ctxt, "build_failed", version="1.2", fault=fault)
+        result: Instance = self.call(ctxt, "build_failed", version="2.0", fault=fault)
         return result
 
     # -- instance action events -----------------------------------------------
