@@ -66,7 +66,7 @@ def claim(quota: QuotaEngine, caller: Caller, scope: Scope, each: dict[str, int]
     # exhaust the pool. close() keeps what was loaded readable (commit would expire it).
     caller.api.close()
     least, most = counts
-    with quota.reserve_up_to(caller.directory.api_engine, scope, each, least,
+    with quota.reserve_up_to(caller.directory.api_db, scope, each, least,
                              most) as (session, count):  # fmt: skip
         made = make(count)
         for instance, spec in made:

@@ -32,7 +32,7 @@ def create(quota: QuotaEngine, caller: Caller, owner: str, name: str, *, fingerp
     """Store the key pair; 409 if the user has one of that name, 403 over quota."""
     scope = Scope(caller.context.project_id or "", owner)
     try:
-        with quota.reserve(caller.directory.api_engine, scope, {"key_pairs": 1}) as session:
+        with quota.reserve(caller.directory.api_db, scope, {"key_pairs": 1}) as session:
             if session.scalar(sa.select(KeyPair.id).filter_by(user_id=owner, name=name)):
                 raise Conflict(f"Key pair '{name}' already exists.")
             session.add(KeyPair(name=name, user_id=owner, fingerprint=fingerprint,

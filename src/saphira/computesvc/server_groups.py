@@ -58,7 +58,7 @@ def create(quota: QuotaEngine, caller: Caller, name: str, policy: str, rules: di
         InstanceGroupPolicy(policy=policy, rules=json.dumps(rules) if rules else None)
     )
     try:
-        with quota.reserve(caller.directory.api_engine, scope, {"server_groups": 1}) as session:
+        with quota.reserve(caller.directory.api_db, scope, {"server_groups": 1}) as session:
             session.add(group)
             session.flush()
             return render(group)
