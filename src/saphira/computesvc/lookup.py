@@ -17,11 +17,11 @@ from sqlalchemy.orm import Session
 
 from saphira.computesvc.caller import Caller
 from saphira.db.api import build_requests
-from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
+from saphira.db.api.models import InstanceGroup, InstanceGroupMember
 from saphira.db.api.models import RequestSpec as SpecRow
 from saphira.db.cell import instances
 from saphira.db.cell import models as cell_models
-from saphira.db.directory import CellRef
+from saphira.db.directory import CellRef, mapping_of
 from saphira.exception import InstanceNotFound
 from saphira.objects import Instance, InstanceFault
 from saphira.objects.base import DATA
@@ -37,22 +37,15 @@ class Located:
         return self.cell is None
 
 
-def _mapping(session: Session, uuid: str, read_deleted: bool) -> InstanceMapping | None:
-    stmt = sa.select(InstanceMapping).filter_by(instance_uuid=uuid)
-    if not read_deleted:
-        stmt = stmt.filter_by(queued_for_delete=False)
-    return session.scalars(stmt).first()
-
-
 def locate(caller: Caller, uuid: str, *, read_deleted: bool = False) -> Located:
     """The server, or InstanceNotFound (also for another project's server, as Nova).
 
     ``read_deleted``: a deleted server too (its cell row stays, soft-deleted)."""
     for _ in range(2):  # the conductor may move it into a cell between our reads
-        mapping = _mapping(caller.api, uuid, read_deleted)
-        if mapping is None:
+        mapped = mapping_of(caller.api, uuid, deleted=read_deleted)
+        if mapped is None:
             break
-        found = _load(caller, mapping, uuid, read_deleted)
+        found = _load(caller, mapped.cell, uuid, read_deleted)
         if found is not None:
             if not caller.sees(found.instance.project_id):
                 break
@@ -61,14 +54,10 @@ def locate(caller: Caller, uuid: str, *, read_deleted: bool = False) -> Located:
     raise InstanceNotFound(instance_id=uuid)
 
 
-def _load(
-    caller: Caller, mapping: InstanceMapping, uuid: str, read_deleted: bool
-) -> Located | None:
-    cell_row = mapping.cell_mapping
-    if cell_row is None:
+def _load(caller: Caller, cell: CellRef | None, uuid: str, read_deleted: bool) -> Located | None:
+    if cell is None:
         instance = build_requests.get(caller.api, uuid)
         return None if instance is None else Located(instance, None)
-    cell = CellRef.of(cell_row)
     with caller.cell(cell) as session:
         try:
             return Located(instances.get(session, uuid, read_deleted=read_deleted), cell)

@@ -45,6 +45,25 @@ class CellRef:
         return cls(row.id, row.uuid, row.name or "", row.database_connection)
 
 
+@dataclass(frozen=True)
+class Mapped:
+    """An instance's mapping: its cell, or None while it is a build request."""
+
+    cell: CellRef | None
+
+
+def mapping_of(session: Session, instance_uuid: str, *, deleted: bool = True) -> Mapped | None:
+    """Where the instance mapping puts an instance; None without a mapping (or, with
+    ``deleted`` False, with one queued for delete). The one place a cell is found."""
+    stmt = sa.select(InstanceMapping).filter_by(instance_uuid=instance_uuid)
+    if not deleted:
+        stmt = stmt.filter_by(queued_for_delete=False)
+    row = session.scalars(stmt).first()
+    if row is None:
+        return None
+    return Mapped(None if row.cell_mapping is None else CellRef.of(row.cell_mapping))
+
+
 def cells_in(session: Session, *, with_cell0: bool = False) -> list[CellRef]:
     """Every mapped cell in mapping order, read in the caller's API-DB session."""
     rows = session.scalars(sa.select(CellMapping).order_by(CellMapping.id)).all()
@@ -99,12 +118,10 @@ class CellDirectory:
     def cell_of(self, instance_uuid: str) -> CellRef:
         """The cell an instance lives in; InstanceNotFound before it has one."""
         with self.api() as session:
-            mapping = session.scalars(
-                sa.select(InstanceMapping).filter_by(instance_uuid=instance_uuid)
-            ).first()
-            if mapping is None or mapping.cell_mapping is None:
-                raise InstanceNotFound(instance_id=instance_uuid)
-            return CellRef.of(mapping.cell_mapping)
+            mapped = mapping_of(session, instance_uuid)
+        if mapped is None or mapped.cell is None:
+            raise InstanceNotFound(instance_id=instance_uuid)
+        return mapped.cell
 
     @contextmanager
     def instance_cell(self, instance_uuid: str) -> Iterator[Session]:

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from saphira.db import migration
 from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import CellMapping, HostMapping, InstanceMapping
-from saphira.db.directory import CellDirectory
+from saphira.db.directory import CellDirectory, Mapped, mapping_of
 from saphira.exception import InstanceNotFound
 
 
@@ -52,6 +52,9 @@ def test_an_instance_cell_comes_from_its_mapping(directory: CellDirectory) -> No
         session.add(InstanceMapping(instance_uuid="i-building", project_id="p"))
         session.add(HostMapping(host="node1", cell_id=cell.id))
     assert directory.cell_of("i-placed") == cell
+    with directory.api() as session:
+        assert mapping_of(session, "i-building") == Mapped(None)
+        assert mapping_of(session, "i-unknown") is None
     with pytest.raises(InstanceNotFound):
         directory.cell_of("i-building")  # no cell yet
     with pytest.raises(InstanceNotFound):
