@@ -115,8 +115,16 @@ def groups_of(caller: Caller, uuids: list[str]) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def specs_of(caller: Caller, uuids: list[str]) -> dict[str, dict[str, Any]]:
-    """The request specs' fields (2.96's pinned zone, 2.100's hints), in one query.
+@dataclass(frozen=True)
+class Placement:
+    """What a server's request spec asked of the scheduler: 2.96's pinned zone, 2.100's hints."""
+
+    availability_zone: str | None
+    scheduler_hints: dict[str, Any]
+
+
+def specs_of(caller: Caller, uuids: list[str]) -> dict[str, Placement]:
+    """The request specs' zone and hints, in one query.
 
     Read as plain JSON rather than as RequestSpec objects: a listing of a
     thousand servers should not pay for a thousand object loads.
@@ -124,4 +132,9 @@ def specs_of(caller: Caller, uuids: list[str]) -> dict[str, dict[str, Any]]:
     rows = caller.api.execute(
         sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(uuids))
     )
-    return {uuid: dict(json.loads(spec).get(DATA, {})) for uuid, spec in rows}
+    found: dict[str, Placement] = {}
+    for uuid, spec in rows:
+        data = json.loads(spec).get(DATA, {})
+        zone = data.get("availability_zone")
+        found[uuid] = Placement(zone, dict(data.get("scheduler_hints") or {}))
+    return found

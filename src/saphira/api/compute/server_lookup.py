@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from saphira.api.compute import hosts
 from saphira.api.compute.app import Call
 from saphira.api.compute.network_proxy import security_group_names
@@ -22,10 +20,10 @@ def locate(call: Call, uuid: str, *, read_deleted: bool = False) -> Located:
     return lookup.locate(call.svc, uuid, read_deleted=read_deleted)
 
 
-def with_spec(call: Call, shown: Shown, spec: dict[str, Any] | None) -> Shown:
+def with_spec(call: Call, shown: Shown, spec: lookup.Placement | None) -> Shown:
     if spec is not None:
-        shown.pinned_az = spec.get("availability_zone")
-        shown.hints = dict(spec.get("scheduler_hints") or {})
+        shown.pinned_az = spec.availability_zone
+        shown.hints = dict(spec.scheduler_hints)
     return shown
 
 
