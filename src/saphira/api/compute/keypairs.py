@@ -97,8 +97,7 @@ def create(call: Call) -> Response:
 
 
 def delete(call: Call, keypair_name: str) -> Response:
-    row = _get(call, keypair_name, _user(call, "os_compute_api:os-keypairs:delete"))
-    store.delete(call.svc, row)
+    store.delete(call.svc, keypair_name, _user(call, "os_compute_api:os-keypairs:delete"))
     return Response(status=204 if call.at_least("2.2") else 202)
 
 
