@@ -73,11 +73,11 @@ def test_a_key_pair_name_is_taken_once_and_counts_against_quota(cloud: Cloud) ->
 def test_another_projects_group_does_not_exist_for_a_member(cloud: Cloud) -> None:
     engine = QuotaEngine(LIMITS)
     with cloud.directory.api() as session:
-        made = server_groups.create(engine, cloud.caller(session, "p2"), "g", "affinity", {},
-                                    lambda group: group.uuid)  # fmt: skip
+        made = server_groups.create(engine, cloud.caller(session, "p2"), "g", "affinity", {}).uuid
     with cloud.directory.api() as session:
         assert server_groups.visible(cloud.caller(session, "p1"), made) is None
-        assert server_groups.get(cloud.caller(session, "p1", admin=True), made).name == "g"
+        group = server_groups.get(cloud.caller(session, "p1", admin=True), made)
+        assert (group.name, group.policy, group.members) == ("g", "affinity", ())
         listed = server_groups.list_groups(cloud.caller(session, "p1"), every_project=False,
                                            offset=0, limit=None)  # fmt: skip
         assert listed == []

@@ -246,7 +246,7 @@ def _spec(plan: Plan, instance: Instance, count: int) -> RequestSpec:
         availability_zone=instance.availability_zone, num_instances=count,
         scheduler_hints=plan.hints,
         instance_group_uuid=group.uuid if group else None,
-        instance_group_policy=group.policies[0].policy if group and group.policies else None,
+        instance_group_policy=group.policy if group else None,
     )  # fmt: skip
 
 
@@ -259,7 +259,6 @@ def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
     each = server_deltas(plan.flavor.vcpus, plan.flavor.memory_mb)
     if plan.group is not None:
         each["server_group_members"] = 1
-        _ = plan.group.policies  # loaded before the service hands the request's session back
 
     def make(count: int) -> list[tuple[Instance, RequestSpec]]:
         return [(i, _spec(plan, i, count)) for i in _instances(call, plan, count)]

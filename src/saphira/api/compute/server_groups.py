@@ -3,7 +3,6 @@ policies, 2.64 ``policy`` + ``rules`` in place of ``policies``."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from werkzeug.routing import Rule
@@ -19,16 +18,13 @@ from saphira.exception import BadRequest
 
 
 def view(call: Call, group: InstanceGroup) -> dict[str, Any]:
-    policy = group.policies[0] if group.policies else None
-    body: dict[str, Any] = {
-        "id": group.uuid, "name": group.name or "",
-        "members": [member.instance_uuid for member in group.members],
-    }  # fmt: skip
+    body: dict[str, Any] = {"id": group.uuid, "name": group.name or "",
+                            "members": list(group.members)}  # fmt: skip
     if call.at_least("2.64"):
-        body["policy"] = policy.policy if policy else ""
-        body["rules"] = json.loads(policy.rules) if policy and policy.rules else {}
+        body["policy"] = group.policy or ""
+        body["rules"] = dict(group.rules)
     else:
-        body["policies"] = [policy.policy] if policy else []
+        body["policies"] = [group.policy] if group.policy else []
         body["metadata"] = {}
     if call.at_least("2.13"):
         body["project_id"] = group.project_id or ""
@@ -62,9 +58,8 @@ def _policy(call: Call) -> tuple[str, str, dict[str, Any]]:
 def create(call: Call) -> Response:
     call.enforce("os_compute_api:os-server-groups:create")
     name, policy, rules = _policy(call)
-    body = store.create(call.state.quota, call.svc, name, policy, rules,
-                        lambda group: view(call, group))  # fmt: skip
-    return json_response({"server_group": body})
+    group = store.create(call.state.quota, call.svc, name, policy, rules)
+    return json_response({"server_group": view(call, group)})
 
 
 def index(call: Call) -> Response:
