@@ -24,7 +24,12 @@ READ_COMMITTED = "READ COMMITTED"
 
 
 class Database:
-    """Sessions on one engine: ``reader()`` and ``writer()`` transactions."""
+    """Sessions on one engine: ``reader()``, ``writer()`` and ``session()`` transactions.
+
+    This is the one way Saphira opens a session: every service's repositories
+    (network, placement, the compute API and its conductor and scheduler,
+    through ``saphira.db.directory``) get theirs from a ``Database``.
+    """
 
     def __init__(self, engine: Engine, *, read_committed: bool = True) -> None:
         self.engine = engine
@@ -37,6 +42,22 @@ class Database:
     def reader(self) -> Iterator[Session]:
         with self._sessions() as session:  # closing ends the transaction, objects stay loaded
             yield session
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: committed when the block ends, rolled back on any error.
+
+        Unlike ``writer()`` it takes no write lock up front, so a request that
+        mostly reads (the compute API's, the conductor's calls) does not queue
+        behind every other writer of an SQLite file.
+        """
+        with self._sessions() as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
 
     @contextmanager
     def writer(self) -> Iterator[Session]:

@@ -8,12 +8,12 @@ compute host it has database access, so it writes the record itself.
 from __future__ import annotations
 
 from oslo_config import cfg
-from sqlalchemy.orm import Session
 
 from saphira.common.periodic import Periodic
 from saphira.db.api.connect import cell_url
 from saphira.db.cell import services
 from saphira.db.engine import make_engine
+from saphira.db.transactions import Database
 
 BINARY = "nova-scheduler"
 TOPIC = "scheduler"
@@ -24,17 +24,18 @@ class Heartbeat:
 
     def __init__(self, conf: cfg.ConfigOpts, host: str) -> None:
         self.host = host
-        self.engine = make_engine(cell_url(conf), connect_timeout=conf.database.connect_timeout)
+        self.database = Database(
+            make_engine(cell_url(conf), connect_timeout=conf.database.connect_timeout)
+        )
         self.timer = Periodic("scheduler-heartbeat", float(conf.report_interval), self.beat)
 
     def beat(self) -> None:
-        with Session(self.engine) as session:
+        with self.database.session() as session:
             services.heartbeat(session, self.host, BINARY, TOPIC)
-            session.commit()
 
     def start(self) -> None:
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
-        self.engine.dispose()
+        self.database.engine.dispose()

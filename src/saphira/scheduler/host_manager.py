@@ -18,13 +18,11 @@ from typing import Any
 
 import sqlalchemy as sa
 from oslo_config import cfg
-from sqlalchemy.engine import Engine
 
-from saphira.db.api.connect import api_url
-from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
-from saphira.db.cells import CELL0_UUID, COMPUTE_BINARY
-from saphira.db.engine import make_engine
+from saphira.db.cells import COMPUTE_BINARY
+from saphira.db.directory import CellDirectory
+from saphira.db.transactions import Database
 from saphira.domain.sizing import DISK_GB, MEMORY_MB, VCPU
 from saphira.scheduler.host_state import HostState
 
@@ -47,15 +45,15 @@ def _arch(cpu_info: str) -> str:
 class _CellReader:
     """One cell's nodes and compute services, kept current by delta reads."""
 
-    def __init__(self, cell_uuid: str, url: str) -> None:
+    def __init__(self, cell_uuid: str, database: Database) -> None:
         self.cell_uuid = cell_uuid
-        self.engine: Engine = make_engine(url)
+        self.database = database
         self.nodes: dict[str, Any] = {}
         self.services: dict[str, Any] = {}
         self._since: dt.datetime | None = None
 
     def refresh(self) -> None:
-        with self.engine.connect() as conn:
+        with self.database.reader() as conn:
             newest = self._read(conn, Service, self.services, "host")
             newest = max(
                 filter(None, [newest, self._read(conn, ComputeNode, self.nodes, "uuid")]),
@@ -81,15 +79,12 @@ class _CellReader:
                 newest = row.changed
         return newest
 
-    def dispose(self) -> None:
-        self.engine.dispose()
-
 
 class HostManager:
     def __init__(self, conf: cfg.ConfigOpts, *, now: Now = utcnow) -> None:
         self.conf = conf
         self._now = now
-        self._api = make_engine(api_url(conf))
+        self.directory = CellDirectory.from_conf(conf)
         self._cells: dict[str, _CellReader] = {}
         self._mapped: dict[str, str] = {}  # host -> cell uuid
         self._lock = threading.Lock()  # guards the published states
@@ -141,24 +136,13 @@ class HostManager:
             self._states, self._loaded, self._refreshed = states, True, time.monotonic()
 
     def _refresh(self) -> None:
-        with self._api.connect() as conn:
-            cells = conn.execute(
-                sa.select(CellMapping.uuid, CellMapping.database_connection).where(
-                    CellMapping.uuid != CELL0_UUID
-                )
-            ).all()
-            self._mapped = dict(
-                conn.execute(
-                    sa.select(HostMapping.host, CellMapping.uuid).join(
-                        CellMapping, HostMapping.cell_id == CellMapping.id
-                    )
-                ).all()
-            )
-        for cell_uuid, url in cells:
-            if cell_uuid not in self._cells:
-                self._cells[cell_uuid] = _CellReader(cell_uuid, url)
-        for gone in set(self._cells) - {uuid for uuid, _ in cells}:
-            self._cells.pop(gone).dispose()
+        cells = self.directory.cells()
+        self._mapped = self.directory.host_cells()
+        for cell in cells:
+            if cell.uuid not in self._cells:
+                self._cells[cell.uuid] = _CellReader(cell.uuid, self.directory.database(cell.url))
+        for gone in set(self._cells) - {cell.uuid for cell in cells}:
+            del self._cells[gone]
         for reader in self._cells.values():
             reader.refresh()
 
@@ -191,10 +175,8 @@ class HostManager:
 
     def close(self) -> None:
         with self._reload_lock:
-            for reader in self._cells.values():
-                reader.dispose()
             self._cells.clear()
-        self._api.dispose()
+        self.directory.dispose()
 
 
 __all__ = ["HostManager", "HostState"]

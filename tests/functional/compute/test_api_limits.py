@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.db.api.quota import QuotaEngine, Scope
+from saphira.db.transactions import Database
 from tests.functional.compute.servers_harness import IMAGE, Harness, make
 from tests.wsgi import Client, JsonResponse
 
@@ -36,17 +36,17 @@ class CountingQuota(QuotaEngine):
             raise RuntimeError(f"the quota claim was entered {self.claims} times")
 
     @contextmanager
-    def reserve(self, engine: Engine, scope: Scope, deltas: Mapping[str, int]) -> Iterator[Session]:
+    def reserve(self, db: Database, scope: Scope, deltas: Mapping[str, int]) -> Iterator[Session]:
         self._count()
-        with super().reserve(engine, scope, deltas) as session:
+        with super().reserve(db, scope, deltas) as session:
             yield session
 
     @contextmanager
     def reserve_up_to(
-        self, engine: Engine, scope: Scope, each: Mapping[str, int], least: int, most: int
+        self, db: Database, scope: Scope, each: Mapping[str, int], least: int, most: int
     ) -> Iterator[tuple[Session, int]]:
         self._count()
-        with super().reserve_up_to(engine, scope, each, least, most) as granted:
+        with super().reserve_up_to(db, scope, each, least, most) as granted:
             yield granted
 
 

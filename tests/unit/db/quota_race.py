@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from saphira.db import migration
 from saphira.db.api.models import InstanceMapping, RequestSpec
 from saphira.db.api.quota import OverQuota, QuotaEngine, Scope
+from saphira.db.transactions import Database
 
 CLAIMS = 50
 LIMIT = 10
@@ -21,6 +22,7 @@ def race(engine: Engine) -> tuple[int, int, int]:
     """(admitted, refused, rows): what 50 threads got, and what the database holds."""
     migration.upgrade("api", engine)
     quotas = QuotaEngine({"instances": LIMIT, "cores": 1000, "ram": 10**6})
+    db = Database(engine)
     scope = Scope("project-a", "user-a")
     start = threading.Barrier(CLAIMS)
     results: list[str] = []
@@ -30,7 +32,7 @@ def race(engine: Engine) -> tuple[int, int, int]:
         start.wait()
         outcome = "admitted"
         try:
-            with quotas.reserve(engine, scope, {"instances": 1, "cores": 1, "ram": 64}) as s:
+            with quotas.reserve(db, scope, {"instances": 1, "cores": 1, "ram": 64}) as s:
                 instance = str(uuid.uuid4())
                 s.add(InstanceMapping(instance_uuid=instance, project_id="project-a",
                                       user_id="user-a", queued_for_delete=False))  # fmt: skip

@@ -22,6 +22,7 @@ from saphira.api.auth import CONTEXT_KEY, request_context
 from saphira.api.compute import microversion
 from saphira.api.compute.microversion import Version
 from saphira.api.wsgi import Application, Request, json_body, validate
+from saphira.computesvc import Caller
 from saphira.context import RequestContext
 
 if TYPE_CHECKING:
@@ -109,6 +110,11 @@ class Call:
     def context(self) -> RequestContext:
         return request_context(self.request.environ)
 
+    @functools.cached_property
+    def svc(self) -> Caller:
+        """This request as the service layer sees it (``saphira.computesvc``)."""
+        return Caller(self.context, self.session, self.state.directory)
+
     def at_least(self, text: str) -> bool:
         return self.version >= _parse(text)
 
@@ -174,8 +180,6 @@ class ComputeApp(Application):
                 f"Malformed request URL: URL's project_id '{project_id}' doesn't match "
                 f"Context's project_id '{context.project_id}'"
             )
-        with Session(self.state.api_engine) as session:
+        with self.state.directory.api() as session:
             call = Call(request, version, self.state, session, project_id)
-            response = handler(call, **kwargs)
-            session.commit()
-        return response
+            return handler(call, **kwargs)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
@@ -13,13 +12,11 @@ from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, min_version, route
 from saphira.api.compute.common import paging, parse_bool, query_int
 from saphira.api.wsgi import json_response
-from saphira.db.api import flavors as store
-from saphira.db.api.models import Flavor
-from saphira.exception import BadRequest, Conflict, Forbidden
+from saphira.computesvc import flavors as store
+from saphira.computesvc.flavors import Flavor
+from saphira.exception import BadRequest, Forbidden
 
-_SORT_KEYS = {"created_at", "description", "disabled", "ephemeral_gb", "flavorid", "id",
-              "is_public", "memory_mb", "name", "root_gb", "rxtx_factor", "swap",
-              "updated_at", "vcpu_weight", "vcpus"}  # fmt: skip
+_SORT_KEYS = store.SORT_KEYS
 
 
 def brief(call: Call, flavor: Flavor) -> dict[str, Any]:
@@ -67,24 +64,14 @@ def _is_public_filter(call: Call) -> bool | None:
 
 
 def _query(call: Call) -> list[Flavor]:
-    stmt = sa.select(Flavor)
     public = _is_public_filter(call)
-    if not call.context.is_admin:
-        stmt = stmt.where(store.visible_filter(call.context.project_id))
-    elif public is not None:
-        stmt = stmt.where(Flavor.is_public.is_(public))
     min_ram, min_disk = query_int(call, "minRam"), query_int(call, "minDisk")
-    if min_ram is not None:
-        stmt = stmt.where(Flavor.memory_mb >= min_ram)
-    if min_disk is not None:
-        stmt = stmt.where(Flavor.root_gb >= min_disk)
     key = call.request.args.get("sort_key", "flavorid")
     direction = call.request.args.get("sort_dir", "asc")
     if key not in _SORT_KEYS or direction not in ("asc", "desc"):
         raise BadRequest(f"Invalid sort_key or sort_dir: {key} {direction}")
-    column = getattr(Flavor, key)
-    stmt = stmt.order_by(column.desc() if direction == "desc" else column.asc(), Flavor.id)
-    return list(call.session.scalars(stmt))
+    query = store.FlavorQuery(public, min_ram, min_disk, key, direction)
+    return store.list_flavors(call.svc, query)
 
 
 def _page(call: Call, *, detailed: bool) -> Response:
@@ -115,9 +102,7 @@ def index_detail(call: Call) -> Response:
 
 
 def show(call: Call, flavor_id: str) -> Response:
-    context = call.context
-    flavor = store.get_visible(call.session, flavor_id, context.project_id, context.is_admin)
-    return json_response({"flavor": detail(call, flavor)})
+    return json_response({"flavor": detail(call, store.get_visible(call.svc, flavor_id))})
 
 
 def _boolean(value: bool | str) -> bool:
@@ -131,10 +116,6 @@ def create(call: Call) -> Response:
     data = call.body(schema)["flavor"]
     name = data["name"].strip()
     flavorid = str(data.get("id") or uuid.uuid4()).strip()
-    if call.session.scalar(sa.select(Flavor.id).filter_by(name=name)) is not None:
-        raise Conflict(f"Flavor with name {name} already exists.")
-    if call.session.scalar(sa.select(Flavor.id).filter_by(flavorid=flavorid)) is not None:
-        raise Conflict(f"Flavor with ID {flavorid} already exists.")
     flavor = Flavor(
         flavorid=flavorid, name=name, memory_mb=int(data["ram"]), vcpus=int(data["vcpus"]),
         root_gb=int(data["disk"]), ephemeral_gb=int(data.get("OS-FLV-EXT-DATA:ephemeral", 0)),
@@ -142,24 +123,20 @@ def create(call: Call) -> Response:
         is_public=_boolean(data.get("os-flavor-access:is_public", True)), disabled=False,
         description=data.get("description"),
     )  # fmt: skip
-    call.session.add(flavor)
-    call.session.flush()
-    return json_response({"flavor": detail(call, flavor)})
+    return json_response({"flavor": detail(call, store.create(call.svc, flavor))})
 
 
 @min_version("2.55")
 def update(call: Call, flavor_id: str) -> Response:
     call.enforce("os_compute_api:os-flavor-manage:update")
     data = call.body(schemas.FLAVOR_UPDATE)["flavor"]
-    flavor = store.get(call.session, flavor_id)
-    flavor.description = data["description"]
-    call.session.flush()
+    flavor = store.set_description(call.svc, flavor_id, data["description"])
     return json_response({"flavor": detail(call, flavor)})
 
 
 def delete(call: Call, flavor_id: str) -> Response:
     call.enforce("os_compute_api:os-flavor-manage:delete")
-    call.session.delete(store.get(call.session, flavor_id))
+    store.delete(call.svc, flavor_id)
     return Response(status=202)
 
 

@@ -1,42 +1,21 @@
-"""Services and compute nodes gathered from every cell database (cell0 has none).
-
-The compute agent writes these rows; the API only reads them, and derives a
-service's up/down from its last heartbeat against [DEFAULT] service_down_time.
+"""Services and compute nodes as the API shows them: read by the service layer
+(``saphira.computesvc.hosts``), each service's up/down derived here from its
+last heartbeat against [DEFAULT] service_down_time.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from dataclasses import dataclass
-
-import sqlalchemy as sa
-
 from saphira.api.compute.app import Call
-from saphira.api.compute.state import CellRef
-from saphira.db.api.models import CellMapping, HostMapping
-from saphira.db.cell.models import ComputeNode, Service
+from saphira.computesvc import CellRef
+from saphira.computesvc import hosts as store
+from saphira.computesvc.hosts import HostService, Node, Service, utcnow
+
+__all__ = ["HostService", "Node", "utcnow"]
 
 COMPUTE_BINARY = "nova-compute"
 # Said in disabled_reason: tempest's schemas allow no field of our own, and an
 # unmapped host is one the scheduler cannot use, whatever its status says.
 UNMAPPED = "not mapped to a cell: run saphira-manage cell_v2 discover_hosts"
-
-
-@dataclass
-class HostService:
-    cell: CellRef
-    service: Service
-
-
-@dataclass
-class Node:
-    cell: CellRef
-    node: ComputeNode
-    service: Service | None
-
-
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
 def is_up(call: Call, service: Service) -> bool:
@@ -57,10 +36,7 @@ def zone(call: Call, service: Service) -> str:
 
 def mapped_hosts(call: Call) -> dict[str, str]:
     """Host -> the uuid of the cell its host mapping names."""
-    stmt = sa.select(HostMapping.host, CellMapping.uuid).join(
-        CellMapping, HostMapping.cell_id == CellMapping.id
-    )
-    return {host: cell for host, cell in call.session.execute(stmt)}
+    return store.mapped_hosts(call.svc)
 
 
 def disabled_reason(service: Service, cell: CellRef, mapped: dict[str, str]) -> str | None:
@@ -73,22 +49,8 @@ def disabled_reason(service: Service, cell: CellRef, mapped: dict[str, str]) -> 
 
 
 def services(call: Call) -> list[HostService]:
-    found: list[HostService] = []
-    for cell in call.state.cells(call.session):
-        with call.state.cell_session(cell) as session:
-            stmt = sa.select(Service).filter_by(deleted=0).order_by(Service.id)
-            rows = list(session.scalars(stmt))
-            session.expunge_all()
-        found.extend(HostService(cell, row) for row in rows)
-    return found
+    return store.services(call.svc)
 
 
 def nodes(call: Call) -> list[Node]:
-    found: list[Node] = []
-    for cell in call.state.cells(call.session):
-        with call.state.cell_session(cell) as session:
-            rows = list(session.scalars(sa.select(ComputeNode).filter_by(deleted=0)))
-            by_id = {s.id: s for s in session.scalars(sa.select(Service).filter_by(deleted=0))}
-            session.expunge_all()
-        found.extend(Node(cell, row, by_id.get(row.service_id or -1)) for row in rows)
-    return sorted(found, key=lambda n: (n.node.hypervisor_hostname, n.node.uuid))
+    return store.nodes(call.svc)

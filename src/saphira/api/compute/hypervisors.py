@@ -14,7 +14,7 @@ from saphira.api.compute import hosts
 from saphira.api.compute.app import Call, max_version, route
 from saphira.api.compute.common import paging
 from saphira.api.wsgi import json_response
-from saphira.db.cell import instances
+from saphira.computesvc import hosts as store
 from saphira.exception import BadRequest, MessagingTimeout, NotFound, NotImplementedHere
 
 
@@ -178,9 +178,7 @@ def uptime(call: Call, hypervisor_id: str) -> Response:
 
 
 def _servers_on(call: Call, node: hosts.Node) -> list[dict[str, str]]:
-    filters = instances.InstanceFilters(host=node.node.host)
-    with call.state.cell_session(node.cell) as session:
-        found = instances.list_instances(session, filters)
+    found = store.instances_on(call.svc, node)
     name = node.node.hypervisor_hostname
     return [{"name": i.name, "uuid": i.uuid} for i in found if i.node in (None, name)]
 

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
@@ -15,11 +15,12 @@ from saphira.api.compute.app import Call, route
 from saphira.api.compute.common import paging, parse_time
 from saphira.api.compute.server_views import allowed, timestamp
 from saphira.api.wsgi import json_response
-from saphira.db.cell import models
+from saphira.computesvc import action_log
+from saphira.computesvc.action_log import ActionRecord, EventRecord
 from saphira.exception import BadRequest, InstanceNotFound, NotFound
 
 
-def _action(call: Call, row: models.InstanceAction) -> dict[str, Any]:
+def _action(call: Call, row: ActionRecord) -> dict[str, Any]:
     body: dict[str, Any] = {
         "action": row.action, "instance_uuid": row.instance_uuid, "request_id": row.request_id,
         "user_id": row.user_id, "project_id": row.project_id,
@@ -30,9 +31,7 @@ def _action(call: Call, row: models.InstanceAction) -> dict[str, Any]:
     return body
 
 
-def _event(
-    call: Call, row: models.InstanceActionEvent, admin: bool, project: str
-) -> dict[str, Any]:
+def _event(call: Call, row: EventRecord, admin: bool, project: str) -> dict[str, Any]:
     body: dict[str, Any] = {
         "event": row.event, "start_time": timestamp(row.start_time),
         "finish_time": timestamp(row.finish_time), "result": row.result,
@@ -60,31 +59,25 @@ def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
 
 def index(call: Call, server_id: str) -> Response:
     found = _placed(call, server_id, "os_compute_api:os-instance-actions:list")
-    table = models.InstanceAction
-    with server_lookup.cell_session(call, found) as session:
-        stmt = (sa.select(table).filter_by(instance_uuid=server_id, deleted=0)
-                .order_by(table.start_time.desc(), table.id.desc()))  # fmt: skip
-        rows = list(session.scalars(_windowed(call, stmt)))
-        body: dict[str, Any] = {}
-        if call.at_least("2.58"):
-            rows, body = _page(call, server_id, rows)
-        body["instanceActions"] = [_action(call, row) for row in rows]
+    rows = action_log.actions(call.svc, found, since=_moment(call, "changes-since", "2.58"),
+                              before=_moment(call, "changes-before", "2.66"))  # fmt: skip
+    body: dict[str, Any] = {}
+    if call.at_least("2.58"):
+        rows, body = _page(call, server_id, rows)
+    body["instanceActions"] = [_action(call, row) for row in rows]
     return json_response(body)
 
 
-def _windowed(call: Call, stmt: Any) -> Any:
+def _moment(call: Call, name: str, version: str) -> dt.datetime | None:
     """2.58's changes-since and 2.66's changes-before, on the action's last update."""
-    table, args = models.InstanceAction, call.request.args
-    stamp = sa.func.coalesce(table.updated_at, table.start_time)
-    for name, since, version in (("changes-since", True, "2.58"),
-                                 ("changes-before", False, "2.66")):  # fmt: skip
-        if name in args and call.at_least(version):
-            moment = parse_time(args[name], name)
-            stmt = stmt.where(stamp >= moment if since else stamp <= moment)
-    return stmt
+    if name in call.request.args and call.at_least(version):
+        return parse_time(call.request.args[name], name)
+    return None
 
 
-def _page(call: Call, server_id: str, rows: list[Any]) -> tuple[list[Any], dict[str, Any]]:
+def _page(
+    call: Call, server_id: str, rows: list[ActionRecord]
+) -> tuple[list[ActionRecord], dict[str, Any]]:
     """2.58's limit and marker (a request id), with Nova's next link."""
     limit, marker = paging(call)
     if marker is not None:
@@ -101,19 +94,14 @@ def _page(call: Call, server_id: str, rows: list[Any]) -> tuple[list[Any], dict[
 
 def show(call: Call, server_id: str, request_id: str) -> Response:
     found = _placed(call, server_id, "os_compute_api:os-instance-actions:show")
-    table, events = models.InstanceAction, models.InstanceActionEvent
-    with server_lookup.cell_session(call, found) as session:
-        row = session.scalars(sa.select(table).filter_by(
-            instance_uuid=server_id, request_id=request_id, deleted=0)).first()  # fmt: skip
-        if row is None:
-            raise NotFound(f"Action for request_id {request_id} on instance {server_id} not "
-                           "found")  # fmt: skip
-        body = _action(call, row)
-        admin = allowed(call, "os_compute_api:os-instance-actions:events")
-        if admin or call.at_least("2.51"):
-            found_events = session.scalars(sa.select(events).filter_by(action_id=row.id)
-                                           .order_by(events.start_time, events.id))  # fmt: skip
-            body["events"] = [_event(call, event, admin, row.project_id) for event in found_events]
+    row = action_log.action(call.svc, found, request_id)
+    if row is None:
+        raise NotFound(f"Action for request_id {request_id} on instance {server_id} not found")
+    body = _action(call, row)
+    admin = allowed(call, "os_compute_api:os-instance-actions:events")
+    if admin or call.at_least("2.51"):
+        events = action_log.events(call.svc, found, row)
+        body["events"] = [_event(call, event, admin, row.project_id) for event in events]
     return json_response({"instanceAction": body})
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
@@ -14,9 +13,9 @@ from saphira.api.compute import keygen, schemas
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.common import paging
 from saphira.api.wsgi import json_response
-from saphira.db.api.models import KeyPair
-from saphira.db.api.quota import OverQuota, Scope
-from saphira.exception import BadRequest, Conflict, NotFound
+from saphira.computesvc import keypairs as store
+from saphira.computesvc.keypairs import KeyPair
+from saphira.exception import BadRequest
 
 
 def _time(value: dt.datetime | None) -> str | None:
@@ -32,10 +31,7 @@ def _user(call: Call, rule: str) -> str:
 
 
 def _get(call: Call, name: str, user_id: str) -> KeyPair:
-    row = call.session.scalars(sa.select(KeyPair).filter_by(user_id=user_id, name=name)).first()
-    if row is None:
-        raise NotFound(f"Keypair {name} not found for user {user_id}")
-    return row
+    return store.get(call.svc, name, user_id)
 
 
 def _summary(call: Call, row: KeyPair) -> dict[str, Any]:
@@ -47,8 +43,7 @@ def _summary(call: Call, row: KeyPair) -> dict[str, Any]:
 
 def index(call: Call) -> Response:
     user_id = _user(call, "os_compute_api:os-keypairs:index")
-    stmt = sa.select(KeyPair).filter_by(user_id=user_id).order_by(KeyPair.name)
-    rows = list(call.session.scalars(stmt))
+    rows = store.list_keypairs(call.svc, user_id)
     body: dict[str, Any] = {}
     if call.at_least("2.35"):
         limit, marker = paging(call)
@@ -90,16 +85,8 @@ def create(call: Call) -> Response:
     call.enforce("os_compute_api:os-keypairs:create", {"user_id": owner})
     key_type = data.get("type", "ssh")
     made = keygen.material(data["name"], key_type, data.get("public_key"))
-    scope = Scope(call.context.project_id or "", owner)
-    try:
-        with call.state.quota.reserve(call.state.api_engine, scope, {"key_pairs": 1}) as session:
-            if session.scalar(sa.select(KeyPair.id).filter_by(user_id=owner, name=data["name"])):
-                raise Conflict(f"Key pair '{data['name']}' already exists.")
-            row = KeyPair(name=data["name"], user_id=owner, fingerprint=made.fingerprint,
-                          public_key=made.public_key, type=key_type)  # fmt: skip
-            session.add(row)
-    except OverQuota:
-        raise OverQuota("Quota exceeded, too many key pairs.") from None
+    store.create(call.state.quota, call.svc, owner, data["name"], fingerprint=made.fingerprint,
+                 public_key=made.public_key, key_type=key_type)  # fmt: skip
     view = {"name": data["name"], "public_key": made.public_key,
             "fingerprint": made.fingerprint, "user_id": owner}  # fmt: skip
     if made.private_key is not None:
@@ -110,8 +97,7 @@ def create(call: Call) -> Response:
 
 
 def delete(call: Call, keypair_name: str) -> Response:
-    row = _get(call, keypair_name, _user(call, "os_compute_api:os-keypairs:delete"))
-    call.session.delete(row)
+    store.delete(call.svc, keypair_name, _user(call, "os_compute_api:os-keypairs:delete"))
     return Response(status=204 if call.at_least("2.2") else 202)
 
 

@@ -9,15 +9,13 @@ from 2.50, the injected-file ones until 2.57.
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
 from saphira.api.wsgi import json_response
-from saphira.db.api import quota
-from saphira.db.api.models import QuotaClass
+from saphira.computesvc import quota
 from saphira.exception import BadRequest
 
 _INJECTED = ("injected_files", "injected_file_content_bytes", "injected_file_path_bytes")
@@ -41,10 +39,7 @@ def _settable(call: Call) -> tuple[str, ...]:
 
 
 def _limits(call: Call, class_name: str) -> dict[str, int]:
-    rows = call.session.scalars(sa.select(QuotaClass).filter_by(class_name=class_name))
-    limits = {**quota.LEGACY_NETWORK, **call.state.quota.defaults}
-    limits.update({row.resource: row.hard_limit for row in rows if row.hard_limit is not None})
-    return limits
+    return quota.class_limits(call.state.quota, call.svc, class_name)
 
 
 def show(call: Call, class_name: str) -> Response:
@@ -61,15 +56,7 @@ def update(call: Call, class_name: str) -> Response:
                          "and a maximum of 255.")  # fmt: skip
     data = call.body(schemas.quota_class_update(_settable(call)))["quota_class_set"]
     for name, value in data.items():
-        row = call.session.scalars(
-            sa.select(QuotaClass).filter_by(class_name=class_name, resource=name)
-        ).first()
-        if row is None:
-            call.session.add(QuotaClass(class_name=class_name, resource=name,
-                                        hard_limit=int(value)))  # fmt: skip
-        else:
-            row.hard_limit = int(value)
-    call.session.flush()
+        quota.store_class_limit(call.svc, class_name, name, int(value))
     limits = _limits(call, class_name)
     return json_response({"quota_class_set": {name: limits[name] for name in shown(call)}})
 

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
 from saphira.api.wsgi import json_response
-from saphira.db.api import quota
-from saphira.db.api.models import ProjectUserQuota, Quota
+from saphira.computesvc import quota
 from saphira.exception import BadRequest
 
 _INJECTED = ("injected_files", "injected_file_content_bytes", "injected_file_path_bytes")
@@ -27,12 +25,7 @@ def shown(call: Call) -> list[str]:
 
 
 def _limits(call: Call, project_id: str, user_id: str | None) -> dict[str, int]:
-    engine = call.state.quota
-    if user_id:
-        limits = engine.user_limits(call.session, project_id, user_id)
-    else:
-        limits = engine.project_limits(call.session, project_id)
-    return {**quota.LEGACY_NETWORK, **limits}
+    return quota.limits(call.state.quota, call.svc, project_id, user_id)
 
 
 def _target(call: Call, rule: str, project_id: str) -> str | None:
@@ -51,7 +44,7 @@ def show(call: Call, tenant_id: str) -> Response:
 def detail(call: Call, tenant_id: str) -> Response:
     user_id = _target(call, "os_compute_api:os-quota-sets:detail", tenant_id)
     limits = _limits(call, tenant_id, user_id)
-    usage = quota.count_usage(call.session, quota.Scope(tenant_id, user_id))
+    usage = quota.usage(call.svc, quota.Scope(tenant_id, user_id))
     body: dict[str, Any] = {"id": tenant_id}
     for name in shown(call):
         body[name] = {"limit": limits[name], "in_use": usage.get(name, 0), "reserved": 0}
@@ -60,21 +53,8 @@ def detail(call: Call, tenant_id: str) -> Response:
 
 def defaults(call: Call, tenant_id: str) -> Response:
     call.enforce("os_compute_api:os-quota-sets:defaults", {"project_id": tenant_id})
-    limits = {**quota.LEGACY_NETWORK, **call.state.quota.default_limits(call.session)}
+    limits = quota.limits(call.state.quota, call.svc, None)
     return json_response({"quota_set": {"id": tenant_id, **{n: limits[n] for n in shown(call)}}})
-
-
-def _store(call: Call, project_id: str, user_id: str | None, name: str, limit: int) -> None:
-    if user_id:
-        model: Any = ProjectUserQuota
-        where = {"project_id": project_id, "user_id": user_id, "resource": name}
-    else:
-        model, where = Quota, {"project_id": project_id, "resource": name}
-    row = call.session.scalars(sa.select(model).filter_by(**where)).first()
-    if row is None:
-        call.session.add(model(**where, hard_limit=limit))
-    else:
-        row.hard_limit = limit
 
 
 def update(call: Call, tenant_id: str) -> Response:
@@ -88,8 +68,8 @@ def update(call: Call, tenant_id: str) -> Response:
         if name not in allowed:
             raise BadRequest(f"Invalid input for field/attribute quota_set. Additional "
                              f"properties are not allowed ('{name}' was unexpected)")  # fmt: skip
-    usage = quota.count_usage(call.session, quota.Scope(tenant_id, user_id))
-    project_limits = call.state.quota.project_limits(call.session, tenant_id)
+    usage = quota.usage(call.svc, quota.Scope(tenant_id, user_id))
+    project_limits = quota.limits(call.state.quota, call.svc, tenant_id, legacy=False)
     for name, value in data.items():
         limit = int(value)
         if not force and limit >= 0 and name in quota.COUNTED and usage.get(name, 0) > limit:
@@ -98,20 +78,14 @@ def update(call: Call, tenant_id: str) -> Response:
         if user_id and 0 <= project_limits.get(name, -1) < limit:
             raise BadRequest(f"Quota limit {limit} for {name} must be less than or equal to "
                              f"{project_limits[name]}.")  # fmt: skip
-        _store(call, tenant_id, user_id, name, limit)
-    call.session.flush()
+        quota.store_limit(call.svc, tenant_id, user_id, name, limit)
     limits = _limits(call, tenant_id, user_id)
     return json_response({"quota_set": {name: limits[name] for name in shown(call)}})
 
 
 def revert(call: Call, tenant_id: str) -> Response:
     user_id = _target(call, "os_compute_api:os-quota-sets:delete", tenant_id)
-    user_rows = sa.delete(ProjectUserQuota).where(ProjectUserQuota.project_id == tenant_id)
-    if user_id:
-        call.session.execute(user_rows.where(ProjectUserQuota.user_id == user_id))
-    else:
-        call.session.execute(user_rows)
-        call.session.execute(sa.delete(Quota).where(Quota.project_id == tenant_id))
+    quota.revert(call.svc, tenant_id, user_id)
     return Response(status=202)
 
 
@@ -140,7 +114,7 @@ def limits(call: Call) -> Response:
     if project_id != call.context.project_id:
         call.enforce("os_compute_api:limits:other_project", {"project_id": project_id})
     values = _limits(call, project_id, None)
-    usage = quota.count_usage(call.session, quota.Scope(project_id))
+    usage = quota.usage(call.svc, quota.Scope(project_id))
     absolute = {key: values[name] for key, name in _ABSOLUTE.items()}
     absolute.update({key: usage.get(name, 0) for key, name in _USED.items()})
     for version, names in _DROPPED:

@@ -1,15 +1,14 @@
 """POST /servers/{id}/action: check the table, CAS the state, record, cast.
 
 Every action follows one path (``run``, which os-interface uses too): the
-transition table decides whether the instance may do it now (409 naming the
-current state, Nova's words), the compare-and-swap makes that decision stick
-against concurrent requests, an instance action records the request id, then
-the compute host (or the conductor, for resize) is told.
+service layer (``saphira.computesvc.actions``) checks the transition table
+(409 naming the current state, Nova's words), makes the compare-and-swap and
+records the instance action; then the compute host (or the conductor, for
+resize) is told.
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -24,10 +23,8 @@ from saphira.api.compute.app import Call, min_version, route
 from saphira.api.compute.backend import ComputeHosts, HostCast
 from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
+from saphira.computesvc import actions, quota
 from saphira.context import RequestContext
-from saphira.db.api.quota import Scope
-from saphira.db.cell import instances
-from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
 from saphira.objects import Instance, RequestSpec
@@ -59,21 +56,7 @@ def _placed(call: Call, server_id: str, rule: str) -> server_lookup.Located:
 
 def run(call: Call, found: server_lookup.Located, action: Action, **changes: Any) -> None:
     """Check, compare-and-swap and record ``action``; raises the 409 Nova raises."""
-    instance = found.instance
-    rule = transitions.rule(action)
-    if found.cell is None:
-        raise Conflict(f"Cannot '{rule.recorded_as}' instance {instance.uuid} while it is in "
-                       f"vm_state building")  # fmt: skip
-    transitions.check(action, instance.vm_state, instance.task_state,
-                      launched=instance.launched, instance_uuid=instance.uuid,
-                      locked=instance.locked, is_admin=call.context.is_admin)  # fmt: skip
-    with server_lookup.cell_session(call, found) as session:
-        move = transitions.begin(action, instance.vm_state, instance.task_state)
-        instances.apply(session, instance.uuid, move, method=rule.recorded_as)
-        if changes:
-            instances.update(session, instance.uuid, **changes)
-        server_lookup.record_action(session, call, instance.uuid, rule.recorded_as)
-        found.instance = instances.get(session, instance.uuid)
+    actions.run(call.svc, found, action, **changes)
 
 
 def _cast(call: Call, found: server_lookup.Located, send: HostCast) -> None:
@@ -103,23 +86,19 @@ def _reboot(call: Call, server_id: str, _key: str, body: Any) -> Response:
 def _lock(call: Call, server_id: str, key: str, body: Any) -> Response:
     found = _placed(call, server_id, f"os-lock-server:{key}")
     instance = found.instance
-    if found.cell is None:
-        raise Conflict(f"Cannot '{key}' instance {server_id} while it is in vm_state building")
-    with server_lookup.cell_session(call, found) as session:
-        sysmeta = dict(instance.system_metadata)
-        if key == "lock":
-            reason = (body or {}).get("locked_reason") if call.at_least("2.73") else None
-            if reason is not None:
-                sysmeta["locked_reason"] = str(reason)
-            who = "owner" if call.context.project_id == instance.project_id else "admin"
-            values: dict[str, Any] = {"locked": True, "locked_by": who}
-        else:
-            if instance.locked_by == "admin" and not call.context.is_admin:
-                call.enforce("os_compute_api:os-lock-server:unlock:unlock_override")
-            sysmeta.pop("locked_reason", None)
-            values = {"locked": False, "locked_by": None}
-        instances.update(session, server_id, system_metadata=json.dumps(sysmeta), **values)
-        server_lookup.record_action(session, call, server_id, key)
+    sysmeta = dict(instance.system_metadata)
+    if key == "lock":
+        reason = (body or {}).get("locked_reason") if call.at_least("2.73") else None
+        if reason is not None:
+            sysmeta["locked_reason"] = str(reason)
+        who = "owner" if call.context.project_id == instance.project_id else "admin"
+        values: dict[str, Any] = {"locked": True, "locked_by": who}
+    else:
+        if instance.locked_by == "admin" and not call.context.is_admin:
+            call.enforce("os_compute_api:os-lock-server:unlock:unlock_override")
+        sysmeta.pop("locked_reason", None)
+        values = {"locked": False, "locked_by": None}
+    actions.set_lock(call.svc, found, key, sysmeta, values)
     return Response(status=202)
 
 
@@ -157,8 +136,8 @@ def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
     if flavor.flavorid == current.flavorid:
         raise BadRequest("When resizing, instances must change flavor!")
     deltas = {"cores": flavor.vcpus - current.vcpus, "ram": flavor.memory_mb - current.memory_mb}
-    scope = Scope(found.instance.project_id, found.instance.user_id)
-    call.state.quota.check(call.session, scope, {k: v for k, v in deltas.items() if v > 0})
+    scope = quota.Scope(found.instance.project_id, found.instance.user_id)
+    quota.check(call.state.quota, call.svc, scope, deltas)
     run(call, found, Action.RESIZE)
     spec = RequestSpec(server_id, found.instance.project_id, found.instance.user_id, flavor,
                        image_ref=found.instance.image_ref)  # fmt: skip

@@ -1,8 +1,7 @@
 """POST /servers: Nova's checks, the quota claim, then the conductor's cast.
 
-Everything that makes a server count against quota (instance mapping with
-cell NULL, request spec with vcpus/memory_mb, build request, group member)
-is inserted inside ``QuotaEngine.reserve``'s locked transaction, so
+The service layer (``saphira.computesvc.create``) reads the flavor and key
+pair and records the servers inside the quota's locked transaction, so
 concurrent creates never pass the limit.
 """
 
@@ -18,18 +17,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-import sqlalchemy as sa
-from sqlalchemy.orm import Session
-
 from saphira.api.compute import hosts, network_checks, server_groups, server_schemas
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import canonical_ip
 from saphira.api.compute.network_proxy import is_uuid
-from saphira.db.api import build_requests
-from saphira.db.api import flavors as flavor_store
-from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping, KeyPair
-from saphira.db.api.models import RequestSpec as SpecRow
-from saphira.db.api.quota import Scope
+from saphira.computesvc import create as store
+from saphira.computesvc import quota
+from saphira.computesvc.quota import Scope
+from saphira.computesvc.server_groups import InstanceGroup
 from saphira.domain.quota import server_deltas
 from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
@@ -66,18 +61,13 @@ class Plan:
 
 
 def _flavor(call: Call, ref: object) -> Flavor:
-    context = call.context
     try:
-        row = flavor_store.get_visible(call.session, str(ref), context.project_id, context.is_admin)
+        found = store.flavor(call.svc, str(ref))
     except NotFound:
         raise BadRequest(f"Flavor {ref} could not be found.") from None
-    if row.disabled:
+    if found.disabled:
         raise BadRequest("Flavor is disabled.")
-    return Flavor(
-        row.flavorid, row.name, row.vcpus, row.memory_mb, row.root_gb, row.ephemeral_gb,
-        row.swap, row.rxtx_factor, row.vcpu_weight, row.is_public, row.disabled,
-        row.description, {spec.key: spec.value or "" for spec in row.extra_specs},
-    )  # fmt: skip
+    return found
 
 
 def check_image(call: Call, image_ref: str, flavor: Flavor) -> dict[str, Any]:
@@ -128,11 +118,10 @@ def _zone(call: Call, zone: str | None) -> str | None:
 def _key(call: Call, name: str | None) -> tuple[str | None, str | None]:
     if name is None:
         return None, None
-    stmt = sa.select(KeyPair).filter_by(user_id=call.context.user_id, name=name)
-    pair = call.session.scalars(stmt).first()
-    if pair is None:
+    key = store.public_key(call.svc, name)
+    if key is None:
         raise BadRequest("Invalid key_name provided.")
-    return name, pair.public_key
+    return name, key
 
 
 def _group(call: Call, hints: dict[str, Any]) -> InstanceGroup | None:
@@ -213,9 +202,7 @@ def plan(call: Call) -> Plan:
     image_ref = _boot_image(server)
     image = check_image(call, image_ref, flavor)
     metadata = server.get("metadata", {})
-    call.state.quota.check_absolute(
-        call.session, call.context.project_id or "", {"metadata_items": len(metadata)}
-    )
+    quota.check_metadata(call.state.quota, call.svc, call.context.project_id or "", len(metadata))
     key_name, key_data = _key(call, server.get("key_name"))
     group = _group(call, hints)
     found = Plan(server["name"], flavor, image_ref, image, min_count, max_count, group=group)
@@ -272,30 +259,8 @@ def _spec(plan: Plan, instance: Instance, count: int) -> RequestSpec:
         availability_zone=instance.availability_zone, num_instances=count,
         scheduler_hints=plan.hints,
         instance_group_uuid=group.uuid if group else None,
-        instance_group_policy=group.policies[0].policy if group and group.policies else None,
+        instance_group_policy=group.policy if group else None,
     )  # fmt: skip
-
-
-def _insert(session: Session, plan: Plan, instance: Instance, spec: RequestSpec) -> None:
-    session.add(
-        InstanceMapping(
-            instance_uuid=instance.uuid,
-            cell_id=None,
-            project_id=instance.project_id,
-            user_id=instance.user_id,
-        )
-    )
-    session.add(
-        SpecRow(
-            instance_uuid=instance.uuid,
-            spec=json.dumps(spec.to_primitive()),
-            vcpus=plan.flavor.vcpus,
-            memory_mb=plan.flavor.memory_mb,
-        )
-    )
-    build_requests.create(session, instance)
-    if plan.group is not None:
-        session.add(InstanceGroupMember(instance_uuid=instance.uuid, group_id=plan.group.id))
 
 
 def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
@@ -307,17 +272,10 @@ def claim(call: Call, plan: Plan) -> tuple[list[Instance], list[RequestSpec]]:
     each = server_deltas(plan.flavor.vcpus, plan.flavor.memory_mb)
     if plan.group is not None:
         each["server_group_members"] = 1
-    # Hand the request's (read-only so far) connection back first: the reservation
-    # takes its own, and requests each holding one while waiting for a second
-    # exhaust the pool. close() keeps what was loaded readable (commit would expire it).
-    if plan.group is not None:
-        _ = plan.group.policies
-    call.session.close()
-    quota = call.state.quota
-    with quota.reserve_up_to(call.state.api_engine, scope, each, plan.min_count,
-                             plan.max_count) as (session, count):  # fmt: skip
-        made = _instances(call, plan, count)
-        specs = [_spec(plan, instance, count) for instance in made]
-        for instance, spec in zip(made, specs, strict=True):
-            _insert(session, plan, instance, spec)
-    return made, specs
+
+    def make(count: int) -> list[tuple[Instance, RequestSpec]]:
+        return [(i, _spec(plan, i, count)) for i in _instances(call, plan, count)]
+
+    made = store.claim(call.state.quota, call.svc, scope, each, (plan.min_count, plan.max_count),
+                       plan.group.id if plan.group else None, make)  # fmt: skip
+    return [instance for instance, _ in made], [spec for _, spec in made]

@@ -3,11 +3,8 @@ policies, 2.64 ``policy`` + ``rules`` in place of ``policies``."""
 
 from __future__ import annotations
 
-import json
-import uuid
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
@@ -15,22 +12,19 @@ from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.common import parse_bool, query_int
 from saphira.api.wsgi import json_response
-from saphira.db.api.models import InstanceGroup, InstanceGroupPolicy
-from saphira.db.api.quota import OverQuota, Scope
-from saphira.exception import BadRequest, NotFound
+from saphira.computesvc import server_groups as store
+from saphira.computesvc.server_groups import InstanceGroup
+from saphira.exception import BadRequest
 
 
 def view(call: Call, group: InstanceGroup) -> dict[str, Any]:
-    policy = group.policies[0] if group.policies else None
-    body: dict[str, Any] = {
-        "id": group.uuid, "name": group.name or "",
-        "members": [member.instance_uuid for member in group.members],
-    }  # fmt: skip
+    body: dict[str, Any] = {"id": group.uuid, "name": group.name or "",
+                            "members": list(group.members)}  # fmt: skip
     if call.at_least("2.64"):
-        body["policy"] = policy.policy if policy else ""
-        body["rules"] = json.loads(policy.rules) if policy and policy.rules else {}
+        body["policy"] = group.policy or ""
+        body["rules"] = dict(group.rules)
     else:
-        body["policies"] = [policy.policy] if policy else []
+        body["policies"] = [group.policy] if group.policy else []
         body["metadata"] = {}
     if call.at_least("2.13"):
         body["project_id"] = group.project_id or ""
@@ -39,19 +33,12 @@ def view(call: Call, group: InstanceGroup) -> dict[str, Any]:
 
 
 def visible(call: Call, group_id: str) -> InstanceGroup | None:
-    """The group if the caller may see it: its own project's, or any for an admin
-    (Nova's query: another project's group does not exist for a member)."""
-    stmt = sa.select(InstanceGroup).filter_by(uuid=group_id)
-    if not call.context.is_admin:
-        stmt = stmt.filter_by(project_id=call.context.project_id)
-    return call.session.scalars(stmt).first()
+    """The group if the caller may see it (another project's does not exist for a member)."""
+    return store.visible(call.svc, group_id)
 
 
 def _get(call: Call, group_id: str) -> InstanceGroup:
-    group = visible(call, group_id)
-    if group is None:
-        raise NotFound(f"Instance group {group_id} could not be found.")
-    return group
+    return store.get(call.svc, group_id)
 
 
 def _policy(call: Call) -> tuple[str, str, dict[str, Any]]:
@@ -69,40 +56,22 @@ def _policy(call: Call) -> tuple[str, str, dict[str, Any]]:
 
 
 def create(call: Call) -> Response:
-    context = call.context
     call.enforce("os_compute_api:os-server-groups:create")
     name, policy, rules = _policy(call)
-    scope = Scope(context.project_id or "", context.user_id)
-    group = InstanceGroup(uuid=str(uuid.uuid4()), name=name, user_id=context.user_id,
-                          project_id=context.project_id)  # fmt: skip
-    group.policies.append(
-        InstanceGroupPolicy(policy=policy, rules=json.dumps(rules) if rules else None)
-    )
-    try:
-        with call.state.quota.reserve(call.state.api_engine, scope, {"server_groups": 1}) as s:
-            s.add(group)
-            s.flush()
-            body = view(call, group)
-    except OverQuota:
-        raise OverQuota("Quota exceeded, too many server groups.") from None
-    return json_response({"server_group": body})
+    group = store.create(call.state.quota, call.svc, name, policy, rules)
+    return json_response({"server_group": view(call, group)})
 
 
 def index(call: Call) -> Response:
-    context = call.context
     call.enforce("os_compute_api:os-server-groups:index")
-    stmt = sa.select(InstanceGroup).order_by(InstanceGroup.id)
     everyone = call.request.args.get("all_projects")
-    if everyone is not None and parse_bool(everyone, "all_projects"):
+    every_project = everyone is not None and parse_bool(everyone, "all_projects")
+    if every_project:
         call.enforce("os_compute_api:os-server-groups:index:all_projects")
-    else:
-        stmt = stmt.where(InstanceGroup.project_id == context.project_id)
     offset = query_int(call, "offset") or 0
     limit = query_int(call, "limit")
-    stmt = stmt.offset(offset)
-    if limit is not None:
-        stmt = stmt.limit(limit)
-    return json_response({"server_groups": [view(call, g) for g in call.session.scalars(stmt)]})
+    groups = store.list_groups(call.svc, every_project=every_project, offset=offset, limit=limit)
+    return json_response({"server_groups": [view(call, g) for g in groups]})
 
 
 def _owned(call: Call, group_id: str, rule: str) -> InstanceGroup:
@@ -117,7 +86,7 @@ def show(call: Call, group_id: str) -> Response:
 
 
 def delete(call: Call, group_id: str) -> Response:
-    call.session.delete(_owned(call, group_id, "os_compute_api:os-server-groups:delete"))
+    store.delete(call.svc, _owned(call, group_id, "os_compute_api:os-server-groups:delete"))
     return Response(status=204)
 
 

@@ -1,8 +1,9 @@
 """GET /servers and /servers/detail: build requests merged with every cell's rows.
 
-Cells answer the SQL-cheap part (project, deleted, changes-since); the rest
-of Nova's filters and the sort run here over the merged list, so a server
-still in the API DB sorts and pages exactly like one in a cell.
+The service layer (``saphira.computesvc.listing``) reads them, cells answering
+the SQL-cheap part (project, deleted, changes-since); the rest of Nova's
+filters and the sort run here over the merged list, so a server still in the
+API DB sorts and pages exactly like one in a cell.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from saphira.api.compute.app import Call
 from saphira.api.compute.common import paging, parse_bool, parse_time
 from saphira.api.compute.network_proxy import security_group_names
 from saphira.api.wsgi import json_response
-from saphira.db.api import build_requests
-from saphira.db.cell import instances
-from saphira.db.cell.instances import InstanceFilters
+from saphira.computesvc import listing, lookup
+from saphira.computesvc.listing import InstanceFilters
 from saphira.domain.status import filter_from_status
 from saphira.exception import BadRequest
 from saphira.objects import Instance
@@ -123,19 +123,9 @@ def _gather(call: Call) -> list[Instance]:
         deleted = None
     if "deleted" in args and call.context.is_admin:
         deleted = parse_bool(args["deleted"], "deleted")
-    found: list[Instance] = []
-    if not deleted:
-        found = [
-            i for i in build_requests.list_requests(call.session, project)
-            if since is None or (i.created_at and i.created_at >= since)
-        ]  # fmt: skip
     filters = _narrowed(call, InstanceFilters(project_id=project, changes_since=since,
                                               deleted=deleted))  # fmt: skip
-    for cell in call.state.cells(call.session, with_cell0=True):
-        with call.state.cell_session(cell) as session:
-            found.extend(instances.list_instances(session, filters))
-    seen: set[str] = set()
-    unique = [i for i in found if not (i.uuid in seen or seen.add(i.uuid))]  # type: ignore[func-returns-value]
+    unique = listing.gather(call.svc, filters)
     checks = _checks(call, args)
     return [i for i in unique if all(check(i) for check in checks)]
 
@@ -190,12 +180,8 @@ def page(call: Call, *, detailed: bool) -> Response:
 def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
     rights = views.Rights.of(call)
     uuids = [i.uuid for i in chunk]
-    faults = {}
-    if any(i.status == "ERROR" for i in chunk):
-        for cell in call.state.cells(call.session, with_cell0=True):
-            with call.state.cell_session(cell) as session:
-                faults.update(server_lookup.latest_faults(session, uuids))
-    specs = server_lookup.specs_of(call.session, uuids) if call.at_least("2.96") else {}
+    faults = lookup.faults_of(call.svc, uuids) if any(i.status == "ERROR" for i in chunk) else {}
+    specs = lookup.specs_of(call.svc, uuids) if call.at_least("2.96") else {}
     statuses = server_lookup.host_statuses(call) if rights.host_status else {}
     groups = security_group_names(call, chunk)
     return [

@@ -10,8 +10,7 @@ from werkzeug.wrappers import Response
 from saphira.api.compute import server_lookup, server_schemas
 from saphira.api.compute.app import Call, min_version, route
 from saphira.api.wsgi import json_response
-from saphira.db.api import build_requests
-from saphira.db.cell import instances
+from saphira.computesvc import quota, servers
 from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.exception import BadRequest, Conflict, NotFound
@@ -27,15 +26,7 @@ def _found(call: Call, server_id: str, rule: str) -> server_lookup.Located:
 
 
 def _save(call: Call, found: server_lookup.Located, **values: Any) -> None:
-    instance = found.instance
-    if found.cell is None:
-        for key, value in values.items():
-            setattr(instance, key, value)
-        build_requests.delete(call.session, instance.uuid)
-        build_requests.create(call.session, instance)
-        return
-    with server_lookup.cell_session(call, found) as session:
-        found.instance = instances.update(session, instance.uuid, **values)
+    servers.save(call.svc, found, **values)
 
 
 def _writable(call: Call, found: server_lookup.Located) -> None:
@@ -57,8 +48,7 @@ def _set_meta(call: Call, server_id: str, rule: str, *, replace: bool) -> Respon
     _writable(call, found)
     metadata = dict(body["metadata"]) if replace else {**found.instance.metadata,
                                                        **body["metadata"]}  # fmt: skip
-    call.state.quota.check_absolute(call.session, found.instance.project_id,
-                                    {"metadata_items": len(metadata)})  # fmt: skip
+    quota.check_metadata(call.state.quota, call.svc, found.instance.project_id, len(metadata))
     _save(call, found, metadata=metadata)
     return json_response({"metadata": found.instance.metadata})
 
@@ -92,8 +82,7 @@ def meta_update(call: Call, server_id: str, key: str) -> Response:
     found = _found(call, server_id, _meta_rule("update"))
     _writable(call, found)
     metadata = {**found.instance.metadata, **body["meta"]}
-    call.state.quota.check_absolute(call.session, found.instance.project_id,
-                                    {"metadata_items": len(metadata)})  # fmt: skip
+    quota.check_metadata(call.state.quota, call.svc, found.instance.project_id, len(metadata))
     _save(call, found, metadata=metadata)
     return json_response({"meta": body["meta"]})
 

@@ -12,10 +12,7 @@ from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
-from saphira.db.api import build_requests
-from saphira.db.api.models import InstanceGroupMember, InstanceMapping
-from saphira.db.api.models import RequestSpec as SpecRow
-from saphira.db.cell import instances
+from saphira.computesvc import servers
 from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.exception import InstanceNotFound
@@ -69,26 +66,8 @@ def update(call: Call, server_id: str) -> Response:
                         ("hostname", "hostname")):  # fmt: skip
         if key in data:
             changes[column] = canonical_ip(data[key]) if key.startswith("accessIP") else data[key]
-    if found.cell is None:
-        instance = found.instance
-        for column, value in changes.items():
-            setattr(instance, column, value)
-        build_requests.delete(call.session, server_id)
-        build_requests.create(call.session, instance)
-    else:
-        with server_lookup.cell_session(call, found) as session:
-            instance = (
-                instances.update(session, server_id, **changes) if changes else found.instance
-            )
-    found = server_lookup.Located(instance, found.cell)
+    servers.save(call.svc, found, **changes)
     return json_response({"server": views.update_view(call, server_lookup.shown(call, found))})
-
-
-def _forget(call: Call, server_id: str) -> None:
-    """Drop the API-DB records that make the server count against quota."""
-    for model in (InstanceMapping, SpecRow, InstanceGroupMember):
-        for row in call.session.query(model).filter_by(instance_uuid=server_id):
-            call.session.delete(row)
 
 
 def delete(call: Call, server_id: str) -> Response:
@@ -98,23 +77,9 @@ def delete(call: Call, server_id: str) -> Response:
     if instance.locked and not call.context.is_admin:
         transitions.check(Action.DELETE, instance.vm_state, instance.task_state,
                           launched=True, instance_uuid=server_id, locked=True)  # fmt: skip
-    if found.cell is None:
-        if not build_requests.delete(call.session, server_id):
-            call.session.expire_all()  # the conductor placed it meanwhile: delete it there
-            return delete(call, server_id)
-        _forget(call, server_id)
-        return Response(status=204)
-    with server_lookup.cell_session(call, found) as session:
-        if not instance.host:  # never reached a host (cell0 or failed build): local delete
-            instances.soft_delete(session, server_id)
-            _forget(call, server_id)
-            return Response(status=204)
-        transitions.check(Action.DELETE, instance.vm_state, instance.task_state, launched=True,
-                          instance_uuid=server_id)  # fmt: skip
-        move = transitions.begin(Action.DELETE, instance.vm_state, instance.task_state)
-        instances.apply(session, server_id, move, method="delete")
-        server_lookup.record_action(session, call, server_id, "delete")
-    call.state.servers.compute.terminate_instance(call.context, instance)
+    terminate = servers.delete(call.svc, found)
+    if terminate is not None and terminate.host:
+        call.state.servers.compute.terminate_instance(call.context, terminate)
     return Response(status=204)
 
 

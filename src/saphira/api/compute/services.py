@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import sqlalchemy as sa
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
@@ -17,7 +16,8 @@ from saphira.api.compute import hosts, schemas
 from saphira.api.compute.app import Call, max_version, min_version, route
 from saphira.api.compute.hosts import HostService
 from saphira.api.wsgi import json_response
-from saphira.db.cell.models import Service
+from saphira.computesvc import hosts as store
+from saphira.computesvc.hosts import Service
 from saphira.exception import BadRequest, NotFound
 
 
@@ -65,16 +65,7 @@ def _find(call: Call, **match: Any) -> HostService:
 
 
 def _write(call: Call, entry: HostService, **values: Any) -> HostService:
-    with call.state.cell_session(entry.cell) as session:
-        row = session.get(Service, entry.service.id)
-        if row is None:
-            raise NotFound(f"Service {entry.service.uuid} could not be found.")
-        for key, value in values.items():
-            setattr(row, key, value)
-        session.flush()
-        session.refresh(row)
-        session.expunge(row)
-    return HostService(entry.cell, row)
+    return store.update_service(call.svc, entry, **values)
 
 
 @min_version("2.53")
@@ -125,11 +116,7 @@ def delete(call: Call, service_id: str) -> Response:
     call.enforce("os_compute_api:os-services:delete")
     key = {"uuid": service_id} if call.at_least("2.53") else {"id": _int(service_id)}
     entry = _find(call, **key)
-    with call.state.cell_session(entry.cell) as session:
-        session.execute(
-            sa.update(Service).where(Service.id == entry.service.id)
-            .values(deleted=Service.id, deleted_at=hosts.utcnow())
-        )  # fmt: skip
+    store.delete_service(call.svc, entry)
     return Response(status=204)
 
 

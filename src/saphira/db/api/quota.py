@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from oslo_config import cfg
 from sqlalchemy import exc
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.db.api import models
+from saphira.db.transactions import Database
 from saphira.domain import quota
 from saphira.exception import DatabaseError, Forbidden
 
@@ -178,33 +178,31 @@ class QuotaEngine:
                 raise OverQuota(f"Quota exceeded for {resource}: {value} requested, limit {limit}.")
 
     @contextmanager
-    def reserve(self, engine: Engine, scope: Scope, deltas: Mapping[str, int]) -> Iterator[Session]:
+    def reserve(self, db: Database, scope: Scope, deltas: Mapping[str, int]) -> Iterator[Session]:
         """A session holding the project's quota lock, committed on success.
 
         Insert the rows that consume the quota (instance mappings with request
         specs, key pairs, groups, members) in this session before leaving the
         block; OverQuota is raised on entry when the claim does not fit.
         """
-        ensure_lock_row(engine, scope.project_id)
-        with Session(engine) as session:
+        ensure_lock_row(db, scope.project_id)
+        with db.session() as session:
             lock(session, scope.project_id)
             self.check(session, scope, deltas)
             yield session
-            session.commit()
 
     @contextmanager
     def reserve_up_to(
-        self, engine: Engine, scope: Scope, each: Mapping[str, int], least: int, most: int
+        self, db: Database, scope: Scope, each: Mapping[str, int], least: int, most: int
     ) -> Iterator[tuple[Session, int]]:
         """``reserve`` for "as many as fit": under the project's lock, the headroom
         is computed once and the session comes with the count granted (between
         ``least`` and ``most``), whose rows the caller inserts before leaving."""
-        ensure_lock_row(engine, scope.project_id)
-        with Session(engine) as session:
+        ensure_lock_row(db, scope.project_id)
+        with db.session() as session:
             lock(session, scope.project_id)
             granted = self.most_that_fit(session, scope, each, least, most)
             yield session, granted
-            session.commit()
 
 
 def _message(resource: str, delta: int, used: int, limit: int) -> str:
@@ -215,16 +213,14 @@ def _message(resource: str, delta: int, used: int, limit: int) -> str:
     )
 
 
-def ensure_lock_row(engine: Engine, project_id: str) -> None:
+def ensure_lock_row(db: Database, project_id: str) -> None:
     """Create the project's lock row in its own transaction (a race is harmless)."""
-    with Session(engine) as session:
-        if session.get(models.QuotaLock, project_id) is not None:
-            return
-        session.add(models.QuotaLock(project_id=project_id, generation=0))
-        try:
-            session.commit()
-        except exc.IntegrityError:
-            session.rollback()
+    try:
+        with db.session() as session:
+            if session.get(models.QuotaLock, project_id) is None:
+                session.add(models.QuotaLock(project_id=project_id, generation=0))
+    except exc.IntegrityError:
+        pass  # another claim made it first
 
 
 def lock(session: Session, project_id: str) -> None:

@@ -1,0 +1,33 @@
+"""Who asks, in which API-database transaction, and where the cells are."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from saphira.context import RequestContext
+from saphira.db.directory import CellDirectory, CellRef, cells_in
+
+
+@dataclass
+class Caller:
+    """One request's view of the databases: its API-DB session and the cell directory."""
+
+    context: RequestContext
+    api: Session
+    directory: CellDirectory
+
+    def cells(self, *, with_cell0: bool = False) -> list[CellRef]:
+        return cells_in(self.api, with_cell0=with_cell0)
+
+    @contextmanager
+    def cell(self, cell: CellRef) -> Iterator[Session]:
+        with self.directory.cell(cell.url) as session:
+            yield session
+
+    def sees(self, project_id: str | None) -> bool:
+        """Visibility, as Nova: an admin sees every project, others their own."""
+        return self.context.is_admin or project_id == self.context.project_id
