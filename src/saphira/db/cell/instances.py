@@ -13,6 +13,7 @@ import datetime as dt
 from collections.abc import Collection, Iterable, Mapping
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 from sqlalchemy.orm import Session
 
 from saphira.db.cell import instance_rows, models
@@ -57,7 +58,17 @@ def create(session: Session, instance: Instance) -> Instance:
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
-    return instance_rows.to_object(_row(session, uuid, read_deleted))
+    return instance_rows.to_object(_row(session, uuid, read_deleted, children=True))
+
+
+def vm_state_of(session: Session, uuid: str) -> VmState:
+    """The vm_state of a live instance, read alone: what a compare-and-swap expects,
+    without loading the row, its metadata, tags and info cache."""
+    t = models.Instance
+    found = session.scalar(sa.select(t.vm_state).where(t.uuid == uuid, t.deleted == 0))
+    if found is None:
+        raise InstanceNotFound(instance_id=uuid)
+    return VmState(found)
 
 
 def list_instances(
@@ -158,8 +169,14 @@ def soft_delete(session: Session, uuid: str) -> None:
     session.flush()
 
 
-def _row(session: Session, uuid: str, read_deleted: bool) -> models.Instance:
+def _row(
+    session: Session, uuid: str, read_deleted: bool, *, children: bool = False
+) -> models.Instance:
+    """The row; its metadata, tags and info cache (three more SELECTs) only with
+    ``children``: a row read to be written does not need them."""
     query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
+    if not children:
+        query = query.options(orm.lazyload("*"))
     if not read_deleted:
         query = query.where(models.Instance.deleted == 0)
     row = session.scalars(query).one_or_none()
