@@ -64,3 +64,17 @@ def test_vm_state_of_reads_one_column(engine: sa.Engine) -> None:
         instances.soft_delete(session, made.uuid)
         with pytest.raises(InstanceNotFound):
             instances.vm_state_of(session, made.uuid)
+
+
+def test_get_reads_the_children_columns_not_their_rows(engine: sa.Engine) -> None:
+    made = replace(make(), metadata={"k": "v"}, tags=["b", "a"])
+    with Session(engine) as session, session.begin():
+        instances.create(session, made)
+        instances.update(session, made.uuid, network_info=[])
+    selects = Selects(engine)
+    with Session(engine) as session, session.begin():
+        got = instances.get(session, made.uuid)
+    assert (got.metadata, got.tags, got.network_info) == ({"k": "v"}, ["a", "b"], [])
+    assert len(selects.seen) == 4, selects.seen
+    loaded_whole = [s for s in selects.seen[1:] if ".id" in s or "deleted_at" in s.split("FROM")[0]]
+    assert not loaded_whole, loaded_whole

