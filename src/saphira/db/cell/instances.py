@@ -48,13 +48,18 @@ class InstanceFilters:
 
 def create(session: Session, instance: Instance) -> Instance:
     """Insert the instance with its metadata and tags; returns it with id/created_at."""
+    insert(session, instance)
+    return get(session, instance.uuid)
+
+
+def insert(session: Session, instance: Instance) -> None:
+    """``create`` for a caller that needs nothing back (the conductor's build)."""
     row = instance_rows.to_row(instance)
     # updated_at starts at created_at so changes-since sees new servers too.
     row.created_at = row.updated_at = instance.created_at or _now()
     session.add(row)
     session.flush()
     _replace_children(session, instance.uuid, instance.metadata, instance.tags)
-    return get(session, instance.uuid)
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
