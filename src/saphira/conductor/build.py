@@ -119,12 +119,12 @@ class BuildTasks:
         """Create the row, map it, drop the build request; False if the user deleted
         the server meanwhile (the row is then removed again)."""
         with self.dbs.cell(cell.url) as session:
-            instances.create(session, instance)
+            instances.insert(session, instance)
             actions.action_start(
                 session, instance.uuid, ctxt.request_id, TABLE[Action.BUILD].recorded_as,
                 project_id=instance.project_id, user_id=instance.user_id,
             )  # fmt: skip
-            actions.event_start(session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT, None)
+            # event_finish opens the scheduling event itself (none is open yet)
             error = event_error or faults.FaultText("", "")
             actions.event_finish(
                 session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT,

@@ -37,18 +37,39 @@ def to_row(instance: Instance) -> models.Instance:
     return row
 
 
-def to_object(row: models.Instance) -> Instance:
+@dataclasses.dataclass(frozen=True)
+class Children:
+    """An instance's metadata, tags and info cache text, read beside its row."""
+
+    metadata: dict[str, str]
+    tags: list[str]
+    network_info: str | None  # the info cache's JSON text; None: no cache row
+
+
+def children_of(row: models.Instance) -> Children:
+    """From the row's relationships (loaded for a listing's rows at once)."""
+    cache = row.info_cache
+    return Children(
+        {item.key: item.value for item in row.metadata_items},
+        [tag.tag for tag in row.tags],
+        None if cache is None else cache.network_info,
+    )
+
+
+def to_object(row: models.Instance, children: Children | None = None) -> Instance:
+    """The object of a row, with ``children`` (else the row's relationships)."""
+    kids = children_of(row) if children is None else children
     return Instance(
         flavor=_flavor(row.flavor),
         vm_state=VmState(row.vm_state),
         task_state=None if row.task_state is None else TaskState(row.task_state),
         power_state=PowerState(row.power_state),
         system_metadata=json.loads(row.system_metadata),
-        metadata={item.key: item.value for item in row.metadata_items},
-        tags=sorted(tag.tag for tag in row.tags),
+        metadata=dict(kids.metadata),
+        tags=sorted(kids.tags),
         created_at=row.created_at,
         updated_at=row.updated_at,
-        network_info=_network_info(row.info_cache),
+        network_info=_network_info(kids.network_info),
         id=row.id,
         **{name: getattr(row, name) for name in _SAME},
     )
@@ -59,10 +80,10 @@ def network_info_text(vifs: list[InstanceVIF]) -> str:
     return json.dumps([vif.to_primitive() for vif in vifs])
 
 
-def _network_info(cache: models.InstanceInfoCache | None) -> list[InstanceVIF]:
-    if cache is None:
+def _network_info(text: str | None) -> list[InstanceVIF]:
+    if text is None:
         return []
-    return [InstanceVIF.from_primitive(item) for item in json.loads(cache.network_info)]
+    return [InstanceVIF.from_primitive(item) for item in json.loads(text)]
 
 
 @functools.lru_cache(maxsize=256)
