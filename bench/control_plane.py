@@ -163,6 +163,9 @@ class Run:
 
     def fill(self, total: int) -> None:
         have, began = self.client.count(), time.perf_counter()
+        if have >= total:  # a smaller --servers than the cloud already holds: nothing to make
+            print(f"  {have} servers already, {total} asked: none made")
+            return
         made, failed = self.client.fill(total - have)
         if failed:
             self.failures.add("fill creates not ACTIVE", failed)
