@@ -51,10 +51,7 @@ class BuildReports:
             with _lost(uuid, vm_state):
                 move = transitions.fail(Action.BUILD, vm_state)
             instances.apply(session, uuid, move, method=Action.BUILD)
-            actions.fault_create(session, fault)
-            actions.event_finish(
-                session, uuid, ctxt.request_id, BUILD_EVENT, "Error", details=fault.message
-            )
+            actions.record_failure(session, uuid, ctxt.request_id, fault, BUILD_EVENT)
             return instances.update(session, uuid, network_info=[])
 
 

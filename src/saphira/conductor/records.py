@@ -105,13 +105,7 @@ class Records:
             with _no_such_move(current, action):
                 move = transitions.fail(Action(action), current.vm_state)
             instances.apply(session, instance_uuid, move, method=action)
-            if fault is not None:
-                actions.fault_create(session, fault)
-            if event is not None:
-                details = fault.message if fault is not None else None
-                actions.event_finish(
-                    session, instance_uuid, ctxt.request_id, event, "Error", details=details
-                )
+            actions.record_failure(session, instance_uuid, ctxt.request_id, fault, event)
             return instances.get(session, instance_uuid)
 
     def instance_event(
@@ -131,13 +125,7 @@ class Records:
         )  # fmt: skip
         with self.dbs.instance_cell(instance_uuid) as session:
             instances.apply(session, instance_uuid, move, method=event)
-            if fault is not None:
-                actions.fault_create(session, fault)
-            if failed_event is not None:
-                details = fault.message if fault is not None else None
-                actions.event_finish(
-                    session, instance_uuid, ctxt.request_id, failed_event, "Error", details=details
-                )
+            actions.record_failure(session, instance_uuid, ctxt.request_id, fault, failed_event)
             return instances.get(session, instance_uuid)
 
     def instance_update(

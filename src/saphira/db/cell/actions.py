@@ -104,6 +104,22 @@ def fault_create(session: Session, fault: InstanceFault) -> None:
     session.flush()
 
 
+def record_failure(
+    session: Session,
+    instance_uuid: str,
+    request_id: str,
+    fault: InstanceFault | None,
+    event: str | None,
+) -> None:
+    """A failed step: its fault, and its action event closed as an error with the fault's
+    message (each where given)."""
+    if fault is not None:
+        fault_create(session, fault)
+    if event is not None:
+        details = fault.message if fault is not None else None
+        event_finish(session, instance_uuid, request_id, event, "Error", details=details)
+
+
 def _action(session: Session, instance_uuid: str, request_id: str) -> models.InstanceAction | None:
     query = (
         sa.select(models.InstanceAction)
