@@ -61,16 +61,11 @@ class Database:
 
     @contextmanager
     def writer(self) -> Iterator[Session]:
-        """One transaction, committed on success, rolled back on any error."""
-        with self._sessions() as session:
+        """``session()`` that takes SQLite's write lock before its first statement."""
+        with self.session() as session:
             if self.is_sqlite:
                 session.execute(sa.text("BEGIN IMMEDIATE"))
-            try:
-                yield session
-                session.commit()
-            except BaseException:
-                session.rollback()
-                raise
+            yield session
 
 
 def inserted(session: Session, *rows: object) -> bool:
