@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import BinaryIO
 
 from saphira.privsep import validate
 from saphira.privsep.context import entrypoint
@@ -38,6 +39,11 @@ def console_tail(path: str, limit: int) -> bytes:
     with os.fdopen(fd, "rb") as log:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise validate.InvalidArgument(detail=f"console log {path!r} is not a regular file")
-        size = log.seek(0, os.SEEK_END)
-        log.seek(max(0, size - limit))
-        return log.read(limit)
+        return last_bytes(log, limit)
+
+
+def last_bytes(log: BinaryIO, limit: int) -> bytes:
+    """The last ``limit`` bytes of an open file (a plain function: the services' own too)."""
+    size = log.seek(0, os.SEEK_END)
+    log.seek(max(0, size - limit))
+    return log.read(limit)

@@ -63,9 +63,7 @@ def console_bytes(path: Path, limit: int) -> bytes:
     """
     try:
         with path.open("rb") as log:
-            size = log.seek(0, 2)
-            log.seek(max(0, size - limit))
-            return log.read()
+            return files.last_bytes(log, limit)
     except FileNotFoundError:
         return b""
     except PermissionError:
