@@ -100,7 +100,8 @@ def give_data_dirs(conf: cfg.ConfigOpts, account: Account) -> list[str]:
     An existing one of another owner may hold what root made before (guest
     disks, images); changing it is the operator's call, so it is named.
     """
-    for path in data_dirs(conf):
+    paths = data_dirs(conf)
+    for path in paths:
         if not os.path.lexists(path):
             os.makedirs(path, mode=0o711)
             os.lchown(path, account.uid, account.gid)
@@ -110,7 +111,7 @@ def give_data_dirs(conf: cfg.ConfigOpts, account: Account) -> list[str]:
                 detail=f"{path} (a data directory outside the state directory) is not its "
                 f"own: chown -R {account.name}: {path}, or keep root with --user root",
             )
-    return data_dirs(conf)
+    return paths
 
 
 def drop(account: Account, home: str) -> None:
