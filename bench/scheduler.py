@@ -93,7 +93,7 @@ def build(state: Path, hosts: int, ttl: float) -> tuple[Any, dict[str, dict[str,
     cell, _ = cells.create_cell(conf, name="cell1", database_connection=cells.cell_url(conf))
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None) + dt.timedelta(days=1)
     nodes: dict[str, dict[str, int]] = {}
-    with connect.session_for("cell", cell.database_connection, conf) as session:
+    with connect.session_for("cell", cell.url, conf) as session:
         for index in range(hosts):
             name = f"compute{index:04d}"
             service = Service(

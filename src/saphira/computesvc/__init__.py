@@ -11,6 +11,7 @@ directory. RPC stays with the handlers' backend (``api/compute/backend.py``).
 """
 
 from saphira.computesvc.caller import Caller
-from saphira.db.directory import CellDirectory, CellRef
+from saphira.db.api.cells import Cell
+from saphira.db.directory import CellDirectory
 
-__all__ = ["Caller", "CellDirectory", "CellRef"]
+__all__ = ["Caller", "Cell", "CellDirectory"]

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from sqlalchemy.orm import Session
 
 from saphira.context import RequestContext
-from saphira.db.directory import CellDirectory, CellRef, cells_in
+from saphira.db.api.cells import Cell
+from saphira.db.directory import CellDirectory, cells_in
 
 
 @dataclass
@@ -20,11 +21,11 @@ class Caller:
     api: Session
     directory: CellDirectory
 
-    def cells(self, *, with_cell0: bool = False) -> list[CellRef]:
+    def cells(self, *, with_cell0: bool = False) -> list[Cell]:
         return cells_in(self.api, with_cell0=with_cell0)
 
     @contextmanager
-    def cell(self, cell: CellRef) -> Iterator[Session]:
+    def cell(self, cell: Cell) -> Iterator[Session]:
         with self.directory.cell(cell.url) as session:
             yield session
 

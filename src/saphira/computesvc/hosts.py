@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import sqlalchemy as sa
 
 from saphira.computesvc.caller import Caller
+from saphira.db.api.cells import Cell
 from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell import instances, models
-from saphira.db.directory import CellRef
 from saphira.exception import NotFound
 from saphira.objects import Instance
 
@@ -75,13 +75,13 @@ def _record(kind: type[R], row: object) -> R:
 
 @dataclass
 class HostService:
-    cell: CellRef
+    cell: Cell
     service: Service
 
 
 @dataclass
 class Node:
-    cell: CellRef
+    cell: Cell
     node: ComputeNode
     service: Service | None
 

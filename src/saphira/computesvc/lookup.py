@@ -17,11 +17,12 @@ from sqlalchemy.orm import Session
 
 from saphira.computesvc.caller import Caller
 from saphira.db.api import build_requests
+from saphira.db.api.cells import Cell
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember
 from saphira.db.api.models import RequestSpec as SpecRow
 from saphira.db.cell import instances
 from saphira.db.cell import models as cell_models
-from saphira.db.directory import CellRef, mapping_of
+from saphira.db.directory import mapping_of
 from saphira.exception import InstanceNotFound
 from saphira.objects import Instance, InstanceFault
 from saphira.objects.base import DATA
@@ -30,7 +31,7 @@ from saphira.objects.base import DATA
 @dataclass
 class Located:
     instance: Instance
-    cell: CellRef | None  # None: still a build request
+    cell: Cell | None  # None: still a build request
 
     @property
     def building(self) -> bool:
@@ -54,7 +55,7 @@ def locate(caller: Caller, uuid: str, *, read_deleted: bool = False) -> Located:
     raise InstanceNotFound(instance_id=uuid)
 
 
-def _load(caller: Caller, cell: CellRef | None, uuid: str, read_deleted: bool) -> Located | None:
+def _load(caller: Caller, cell: Cell | None, uuid: str, read_deleted: bool) -> Located | None:
     if cell is None:
         instance = build_requests.get(caller.api, uuid)
         return None if instance is None else Located(instance, None)

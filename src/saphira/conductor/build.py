@@ -19,7 +19,7 @@ from saphira import exception
 from saphira.clients.placement import PlacementClient
 from saphira.conductor import faults
 from saphira.conductor.build_reports import BUILD_EVENT
-from saphira.conductor.databases import CellRef, Databases
+from saphira.conductor.databases import Cell, Databases
 from saphira.context import RequestContext
 from saphira.db.api import build_requests
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
@@ -113,7 +113,7 @@ class BuildTasks:
         self,
         ctxt: RequestContext,
         instance: Instance,
-        cell: CellRef,
+        cell: Cell,
         event_error: faults.FaultText | None,
     ) -> bool:
         """Create the row, map it, drop the build request; False if the user deleted

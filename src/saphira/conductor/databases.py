@@ -16,10 +16,11 @@ from oslo_config import cfg
 from sqlalchemy.orm import Session
 
 from saphira.db.api import connect
-from saphira.db.directory import CellDirectory, CellRef
+from saphira.db.api.cells import Cell
+from saphira.db.directory import CellDirectory
 from saphira.exception import InstanceNotFound
 
-__all__ = ["CellRef", "Databases"]
+__all__ = ["Cell", "Databases"]
 
 # Instances whose cell is remembered; the oldest is forgotten past this many.
 CELL_CACHE_SIZE = 4096
@@ -30,7 +31,7 @@ class Databases(CellDirectory):
         super().__init__(connect.api_url(conf), connect_timeout=conf.database.connect_timeout)
         self.conf = conf
         self._cache_lock = threading.Lock()
-        self._cell_of: OrderedDict[str, CellRef] = OrderedDict()
+        self._cell_of: OrderedDict[str, Cell] = OrderedDict()
 
     @contextmanager
     def local_cell(self) -> Iterator[Session]:
@@ -38,7 +39,7 @@ class Databases(CellDirectory):
         with self.cell(connect.cell_url(self.conf)) as session:
             yield session
 
-    def cell_of(self, instance_uuid: str) -> CellRef:
+    def cell_of(self, instance_uuid: str) -> Cell:
         """The cell an instance lives in; InstanceNotFound before it has one."""
         with self._cache_lock:
             known = self._cell_of.get(instance_uuid)
@@ -48,7 +49,7 @@ class Databases(CellDirectory):
         self.remember(instance_uuid, found)
         return found
 
-    def remember(self, instance_uuid: str, cell: CellRef) -> None:
+    def remember(self, instance_uuid: str, cell: Cell) -> None:
         """``cell`` is where the instance lives (its mapping says so now)."""
         with self._cache_lock:
             self._cell_of[instance_uuid] = cell

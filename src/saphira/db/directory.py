@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from saphira.db.api import connect
-from saphira.db.api.cells import CELL0_UUID
+from saphira.db.api.cells import CELL0_UUID, Cell
 from saphira.db.api.models import CellMapping, HostMapping, InstanceMapping
 from saphira.db.engine import make_engine
 from saphira.db.transactions import Database
@@ -28,28 +28,10 @@ from saphira.exception import InstanceNotFound
 
 
 @dataclass(frozen=True)
-class CellRef:
-    """A cell as its mapping names it: id, uuid, name and database URL."""
-
-    id: int
-    uuid: str
-    name: str
-    url: str
-
-    @property
-    def is_cell0(self) -> bool:
-        return self.uuid == CELL0_UUID
-
-    @classmethod
-    def of(cls, row: CellMapping) -> CellRef:
-        return cls(row.id, row.uuid, row.name or "", row.database_connection)
-
-
-@dataclass(frozen=True)
 class Mapped:
     """An instance's mapping: its cell, or None while it is a build request."""
 
-    cell: CellRef | None
+    cell: Cell | None
 
 
 def mapping_of(session: Session, instance_uuid: str, *, deleted: bool = True) -> Mapped | None:
@@ -61,13 +43,13 @@ def mapping_of(session: Session, instance_uuid: str, *, deleted: bool = True) ->
     row = session.scalars(stmt).first()
     if row is None:
         return None
-    return Mapped(None if row.cell_mapping is None else CellRef.of(row.cell_mapping))
+    return Mapped(None if row.cell_mapping is None else Cell.of(row.cell_mapping))
 
 
-def cells_in(session: Session, *, with_cell0: bool = False) -> list[CellRef]:
+def cells_in(session: Session, *, with_cell0: bool = False) -> list[Cell]:
     """Every mapped cell in mapping order, read in the caller's API-DB session."""
     rows = session.scalars(sa.select(CellMapping).order_by(CellMapping.id)).all()
-    return [CellRef.of(row) for row in rows if with_cell0 or row.uuid != CELL0_UUID]
+    return [Cell.of(row) for row in rows if with_cell0 or row.uuid != CELL0_UUID]
 
 
 class CellDirectory:
@@ -105,17 +87,17 @@ class CellDirectory:
         with self.database(url).session() as session:
             yield session
 
-    def cells(self, *, with_cell0: bool = False) -> list[CellRef]:
+    def cells(self, *, with_cell0: bool = False) -> list[Cell]:
         with self.api() as session:
             return cells_in(session, with_cell0=with_cell0)
 
-    def cell_by_uuid(self, cell_uuid: str) -> CellRef:
+    def cell_by_uuid(self, cell_uuid: str) -> Cell:
         for cell in self.cells(with_cell0=True):
             if cell.uuid == cell_uuid:
                 return cell
         raise LookupError(f"no cell {cell_uuid}")
 
-    def cell_of(self, instance_uuid: str) -> CellRef:
+    def cell_of(self, instance_uuid: str) -> Cell:
         """The cell an instance lives in; InstanceNotFound before it has one."""
         with self.api() as session:
             mapped = mapping_of(session, instance_uuid)

@@ -75,7 +75,7 @@ def _create_cell(conf: cfg.ConfigOpts, args: argparse.Namespace) -> int:
 def _list_cells(conf: cfg.ConfigOpts, args: argparse.Namespace) -> int:
     rows = []
     for cell in cells.list_cells(conf):
-        transport, database = cell.transport_url, cell.database_connection
+        transport, database = cell.transport_url, cell.url
         if not args.verbose:
             transport, database = mask_transport_url(transport), mask_url(database)
         rows.append([cell.name, cell.uuid, transport, database, cell.disabled])

@@ -42,7 +42,7 @@ class Cloud:
         node_uuid = str(uuid.uuid4())
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
         seen = now - dt.timedelta(hours=1) if down else now
-        with connect.session_for("cell", self.cell.database_connection, self.conf) as session:
+        with connect.session_for("cell", self.cell.url, self.conf) as session:
             service = Service(
                 uuid=str(uuid.uuid4()),
                 host=name,

@@ -33,7 +33,7 @@ def test_map_cell0_derives_its_url_and_is_idempotent(synced: cfg.ConfigOpts) -> 
     assert cell0.uuid == cells.CELL0_UUID
     assert cell0.name == "cell0"
     assert cell0.transport_url == "none:/"
-    assert cell0.database_connection == cells.cell0_url(cells.cell_url(synced))
+    assert cell0.url == cells.cell0_url(cells.cell_url(synced))
     again, created = cells.map_cell0(synced, "sqlite:////elsewhere.sqlite")
     assert (again, created) == (cell0, False)
 
@@ -41,7 +41,7 @@ def test_map_cell0_derives_its_url_and_is_idempotent(synced: cfg.ConfigOpts) -> 
 def test_create_cell_uses_configured_urls_and_returns_existing(synced: cfg.ConfigOpts) -> None:
     cell, created = cells.create_cell(synced, "cell1")
     assert created
-    assert (cell.transport_url, cell.database_connection) == (RABBIT, cells.cell_url(synced))
+    assert (cell.transport_url, cell.url) == (RABBIT, cells.cell_url(synced))
     assert cells.create_cell(synced, "cell1") == (cell, False)
     assert [c.uuid for c in cells.list_cells(synced)] == [cell.uuid]
 
@@ -130,12 +130,12 @@ def test_db_sync_syncs_cell0_and_the_local_cell(synced: cfg.ConfigOpts) -> None:
     cell0, _ = cells.map_cell0(synced)
     results = cells.db_sync(synced)
     assert [(r.url, r.is_cell0) for r in results] == [
-        (cell0.database_connection, True),
+        (cell0.url, True),
         (cells.cell_url(synced), False),
     ]
     assert {r.revision for r in results} == {migration.head("cell")}
     assert cells.db_version(synced) == migration.head("cell")
-    assert helpers.snapshot(cell0.database_connection)["compute_nodes"] == []
+    assert helpers.snapshot(cell0.url)["compute_nodes"] == []
 
 
 def test_local_cell_sync_never_reads_the_api_database(conf: cfg.ConfigOpts) -> None:

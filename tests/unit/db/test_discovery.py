@@ -26,7 +26,7 @@ def _cell1(conf: cfg.ConfigOpts) -> cells.Cell:
 
 def test_discovers_each_compute_once(cloud: cfg.ConfigOpts) -> None:
     cell1 = _cell1(cloud)
-    node = helpers.register_compute(cell1.database_connection, "compute1")
+    node = helpers.register_compute(cell1.url, "compute1")
     lines: list[str] = []
     found = cells.discover_hosts(cloud, status=lines.append)
     assert found == [cells.HostInfo("compute1", cell1.uuid, "cell1")]
@@ -38,27 +38,27 @@ def test_discovers_each_compute_once(cloud: cfg.ConfigOpts) -> None:
         f"Creating host mapping for compute host 'compute1': {node}",
         f"Found 1 unmapped computes in cell: {cell1.uuid}",
     ]
-    assert helpers.mapped_flags(cell1.database_connection) == {"compute1": 1}
+    assert helpers.mapped_flags(cell1.url) == {"compute1": 1}
     assert cells.discover_hosts(cloud) == []
     assert cells.list_hosts(cloud) == found
 
 
 def test_a_node_whose_host_is_mapped_is_only_marked(cloud: cfg.ConfigOpts) -> None:
     cell1 = _cell1(cloud)
-    helpers.register_compute(cell1.database_connection, "compute1")
+    helpers.register_compute(cell1.url, "compute1")
     cells.discover_hosts(cloud, by_service=True)  # maps the host, not the node
-    assert helpers.mapped_flags(cell1.database_connection) == {"compute1": 0}
+    assert helpers.mapped_flags(cell1.url) == {"compute1": 0}
     lines: list[str] = []
     assert cells.discover_hosts(cloud, cell_uuid=cell1.uuid, status=lines.append) == []
     assert not any(line.startswith("Creating") for line in lines)
     assert lines[0].startswith("Getting computes")  # no "Found N cell mappings" for one cell
-    assert helpers.mapped_flags(cell1.database_connection) == {"compute1": 1}
+    assert helpers.mapped_flags(cell1.url) == {"compute1": 1}
 
 
 def test_by_service_maps_compute_services_only(cloud: cfg.ConfigOpts) -> None:
     cell1 = _cell1(cloud)
-    helpers.register_compute(cell1.database_connection, "compute1")
-    helpers.register_compute(cell1.database_connection, "sched1", binary="nova-scheduler")
+    helpers.register_compute(cell1.url, "compute1")
+    helpers.register_compute(cell1.url, "sched1", binary="nova-scheduler")
     lines: list[str] = []
     found = cells.discover_hosts(cloud, by_service=True, status=lines.append)
     assert [h.host for h in found] == ["compute1"]
@@ -68,7 +68,7 @@ def test_by_service_maps_compute_services_only(cloud: cfg.ConfigOpts) -> None:
 def test_list_hosts_of_one_cell(cloud: cfg.ConfigOpts) -> None:
     cell1 = _cell1(cloud)
     for host in ("b-host", "a-host"):
-        helpers.register_compute(cell1.database_connection, host)
+        helpers.register_compute(cell1.url, host)
     cells.discover_hosts(cloud)
     assert [h.host for h in cells.list_hosts(cloud, cell1.uuid)] == ["a-host", "b-host"]
     assert cells.list_hosts(cloud, cells.CELL0_UUID) == []

@@ -6,7 +6,7 @@ last heartbeat against [DEFAULT] service_down_time.
 from __future__ import annotations
 
 from saphira.api.compute.app import Call
-from saphira.computesvc import CellRef
+from saphira.computesvc import Cell
 from saphira.computesvc import hosts as store
 from saphira.computesvc.hosts import HostService, Node, Service, utcnow
 
@@ -39,7 +39,7 @@ def mapped_hosts(call: Call) -> dict[str, str]:
     return store.mapped_hosts(call.svc)
 
 
-def disabled_reason(service: Service, cell: CellRef, mapped: dict[str, str]) -> str | None:
+def disabled_reason(service: Service, cell: Cell, mapped: dict[str, str]) -> str | None:
     """The row's reason, plus UNMAPPED for a compute host the scheduler cannot see
     (no host mapping, or one naming another cell): never silently ignored."""
     reason = service.disabled_reason

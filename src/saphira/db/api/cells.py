@@ -41,19 +41,26 @@ class CellHasInstances(Conflict):
 
 @dataclasses.dataclass(frozen=True)
 class Cell:
+    """A cell as its mapping names it: the one value for a cell, in every service.
+
+    ``url`` is the mapping's database connection (Nova's ``database_connection``).
+    """
+
+    id: int
     uuid: str
     name: str
+    url: str
     transport_url: str
-    database_connection: str
     disabled: bool
 
     @property
     def is_cell0(self) -> bool:
         return self.uuid == CELL0_UUID
 
-
-def _cell(row: CellMapping) -> Cell:
-    return Cell(row.uuid, row.name or "", row.transport_url, row.database_connection, row.disabled)
+    @classmethod
+    def of(cls, row: CellMapping) -> Cell:
+        name = row.name or ""
+        return cls(row.id, row.uuid, name, row.database_connection, row.transport_url, row.disabled)
 
 
 def _get(session: Session, cell_uuid: str) -> CellMapping:
@@ -69,14 +76,14 @@ def map_cell0(conf: cfg.ConfigOpts, database_connection: str | None = None) -> t
     with connect.session_for("api", connect.api_url(conf), conf) as session:
         row = session.scalars(sa.select(CellMapping).filter_by(uuid=CELL0_UUID)).one_or_none()
         if row is not None:
-            return _cell(row), False
+            return Cell.of(row), False
         row = CellMapping(
             uuid=CELL0_UUID, name="cell0", transport_url=CELL0_TRANSPORT_URL,
             database_connection=url, disabled=False,
         )  # fmt: skip
         session.add(row)
         session.flush()
-        return _cell(row), True
+        return Cell.of(row), True
 
 
 def _check_unique(
@@ -86,7 +93,7 @@ def _check_unique(
     for row in session.scalars(sa.select(CellMapping)):
         same_urls = row.transport_url == transport_url and row.database_connection == database_url
         if same_urls and row.name == name:
-            return _cell(row)
+            return Cell.of(row)
         if same_urls:
             raise CellExists(
                 "The specified transport_url and/or database_connection combination "
@@ -122,19 +129,19 @@ def create_cell(
         )  # fmt: skip
         session.add(row)
         session.flush()
-        return _cell(row), True
+        return Cell.of(row), True
 
 
 def list_cells(conf: cfg.ConfigOpts) -> list[Cell]:
     """Every cell mapping, sorted by name as nova-manage lists them."""
     with connect.session_for("api", connect.api_url(conf), conf) as session:
         rows = session.scalars(sa.select(CellMapping)).all()
-        return sorted((_cell(row) for row in rows), key=lambda cell: cell.name)
+        return sorted((Cell.of(row) for row in rows), key=lambda cell: cell.name)
 
 
 def get_cell(conf: cfg.ConfigOpts, cell_uuid: str) -> Cell:
     with connect.session_for("api", connect.api_url(conf), conf) as session:
-        return _cell(_get(session, cell_uuid))
+        return Cell.of(_get(session, cell_uuid))
 
 
 def find_cell(conf: cfg.ConfigOpts, name: str) -> Cell | None:
@@ -145,7 +152,7 @@ def find_cell(conf: cfg.ConfigOpts, name: str) -> Cell | None:
     """
     with connect.session_for("api", connect.api_url(conf), conf) as session:
         row = session.scalars(sa.select(CellMapping).filter_by(name=name)).first()
-        return None if row is None else _cell(row)
+        return None if row is None else Cell.of(row)
 
 
 def update_cell(
@@ -171,7 +178,7 @@ def update_cell(
             if value is not None:
                 setattr(row, field, value)
         session.flush()
-        return _cell(row)
+        return Cell.of(row)
 
 
 def delete_cell(conf: cfg.ConfigOpts, cell_uuid: str) -> None:

@@ -17,7 +17,7 @@ from sqlalchemy import exc
 from sqlalchemy.orm import Session
 
 from saphira.db.api import connect
-from saphira.db.api.cells import Cell, _cell, _get
+from saphira.db.api.cells import Cell, _get
 from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
 from saphira.exception import Conflict
@@ -45,8 +45,10 @@ def _quiet(_message: str) -> None:
 
 def _cells_to_search(session: Session, cell_uuid: str | None, status: Status) -> list[Cell]:
     if cell_uuid:
-        return [_cell(_get(session, cell_uuid))]
-    cells = [_cell(row) for row in session.scalars(sa.select(CellMapping).order_by(CellMapping.id))]
+        return [Cell.of(_get(session, cell_uuid))]
+    cells = [
+        Cell.of(row) for row in session.scalars(sa.select(CellMapping).order_by(CellMapping.id))
+    ]
     status(f"Found {len(cells)} cell mappings.")
     return cells
 
@@ -112,7 +114,7 @@ def discover_hosts(
                 continue
             name = f" '{cell.name}'" if cell.name else ""
             say(f"Getting computes from cell{name}: {cell.uuid}")
-            with connect.session_for("cell", cell.database_connection, conf) as cells:
+            with connect.session_for("cell", cell.url, conf) as cells:
                 mapper = _by_service if by_service else _by_node
                 added = mapper(api, cells, cell, say)
                 api.commit()  # the mapping first, then the node's mapped flag
