@@ -10,7 +10,7 @@ from oslo_config import cfg
 from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
 from saphira.conductor import watchdog
-from saphira.conductor.databases import Databases
+from saphira.conductor.databases import databases
 from saphira.conductor.manager import ConductorManager
 from saphira.context import RequestContext
 from saphira.rpc import server as rpc_server
@@ -24,7 +24,7 @@ BINARY = "nova-conductor"
 class ConductorService:
     def __init__(self, conf: cfg.ConfigOpts, transport: Any, placement: PlacementClient) -> None:
         self.conf = conf
-        self.dbs = Databases(conf)
+        self.dbs = databases(conf)
         self.manager = ConductorManager(
             self.dbs, placement, SchedulerAPI(transport), ComputeAPI(transport),
             max_attempts=conf.scheduler.max_attempts,

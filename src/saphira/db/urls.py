@@ -8,7 +8,7 @@ from oslo_config import cfg
 from sqlalchemy.engine import Engine
 
 from saphira.conf import database
-from saphira.db.engine import make_engine
+from saphira.db import shared
 
 
 def database_url(conf: cfg.ConfigOpts, group: str) -> str:
@@ -21,4 +21,5 @@ def database_url(conf: cfg.ConfigOpts, group: str) -> str:
 
 
 def make_group_engine(conf: cfg.ConfigOpts, group: str) -> Engine:
-    return make_engine(database_url(conf, group), connect_timeout=conf[group].connect_timeout)
+    """The process's engine for [group]'s database (``saphira.db.shared``)."""
+    return shared.engine(database_url(conf, group), connect_timeout=conf[group].connect_timeout)

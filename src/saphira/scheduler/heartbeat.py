@@ -10,27 +10,23 @@ from __future__ import annotations
 from oslo_config import cfg
 
 from saphira.common.periodic import Periodic
-from saphira.db.api.connect import cell_url
 from saphira.db.cell import services
-from saphira.db.engine import make_engine
-from saphira.db.transactions import Database
+from saphira.db.directory import CellDirectory
 
 BINARY = "nova-scheduler"
 TOPIC = "scheduler"
 
 
 class Heartbeat:
-    """One beat per [DEFAULT] report_interval on its own pooled engine."""
+    """One beat per [DEFAULT] report_interval, in the local cell of the process's directory."""
 
     def __init__(self, conf: cfg.ConfigOpts, host: str) -> None:
         self.host = host
-        self.database = Database(
-            make_engine(cell_url(conf), connect_timeout=conf.database.connect_timeout)
-        )
+        self.directory = CellDirectory.shared(conf)
         self.timer = Periodic("scheduler-heartbeat", float(conf.report_interval), self.beat)
 
     def beat(self) -> None:
-        with self.database.session() as session:
+        with self.directory.local_cell() as session:
             services.heartbeat(session, self.host, BINARY, TOPIC)
 
     def start(self) -> None:
@@ -38,4 +34,4 @@ class Heartbeat:
 
     def stop(self) -> None:
         self.timer.stop()
-        self.database.engine.dispose()
+        self.directory.dispose()

@@ -84,7 +84,7 @@ class HostManager:
     def __init__(self, conf: cfg.ConfigOpts, *, now: Now = utcnow) -> None:
         self.conf = conf
         self._now = now
-        self.directory = CellDirectory.from_conf(conf)
+        self.directory = CellDirectory.shared(conf)  # the process's, as the API's
         self._cells: dict[str, _CellReader] = {}
         self._mapped: dict[str, str] = {}  # host -> cell uuid
         self._lock = threading.Lock()  # guards the published states

@@ -1,10 +1,10 @@
 """What the compute API holds for its lifetime: the cell directory, policy,
 quota defaults, and where its neighbours are.
 
-The directory (``saphira.db.directory``, shared with the conductor and the
-scheduler) opens cell database engines on first use and keeps them, one per
-connection URL, so listing services or hypervisors does not reconnect per
-request.
+The directory is the process's (``CellDirectory.shared``: in ``saphira up``
+the same instance as the conductor's and the scheduler's); it opens cell
+database engines on first use and keeps them, one per connection URL, so
+listing services or hypervisors does not reconnect per request.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class ComputeState:
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> ComputeState:
         return cls(
-            conf, CellDirectory.from_conf(conf), Enforcer(conf), QuotaEngine.from_conf(conf),
+            conf, CellDirectory.shared(conf), Enforcer(conf), QuotaEngine.from_conf(conf),
             backend=RpcBackend(conf), images=CallerImages.from_conf(conf),
             network_url=service_url(conf, "neutron", "network"),
         )  # fmt: skip
