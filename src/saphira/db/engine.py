@@ -84,7 +84,10 @@ def describe_error(url: str | URL, error: BaseException) -> str:
 
 
 def check_connection(engine: Engine) -> None:
-    """Connect once; turn any failure into a one-line DatabaseError."""
+    """Connect once; turn any failure into a one-line DatabaseError.
+
+    A bare connection, not a ``transactions.Database`` session: a ping is no unit of work.
+    """
     try:
         with engine.connect() as conn:
             conn.execute(sa.text("SELECT 1"))

@@ -35,7 +35,7 @@ def _config(kind: str) -> Config:
 def upgrade(kind: str, engine: Engine, revision: str = "head") -> None:
     """Bring the database to ``revision``; one-line DatabaseError on failure."""
     config = _config(kind)
-    try:
+    try:  # Alembic works on a Connection, not a Session: the one unit of work not a Database's
         with engine.begin() as conn:
             config.attributes["connection"] = conn
             command.upgrade(config, revision)

@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from oslo_config import cfg
 from sqlalchemy import exc
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from saphira.db.engine import describe_error
 from saphira.db.identity import make_identity_engine
+from saphira.db.transactions import Database
 from saphira.exception import BadRequest, Conflict, DatabaseError
 from saphira.identity import auth, roles
 from saphira.identity.fernet_keys import KeyRepository
@@ -51,7 +52,8 @@ class IdentityBackend:
         self.hasher = Hasher()
         self.lockout = Lockout(None, None) if lockout is None else lockout
         self.login_sources = SourceThrottle(0, 1, 1) if login_sources is None else login_sources
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # The engine's own isolation, as Keystone's (no READ COMMITTED override).
+        self._database = Database(engine, read_committed=False)
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts, engine: Engine | None = None) -> IdentityBackend:
@@ -71,23 +73,16 @@ class IdentityBackend:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        session = self._sessions()
         try:
-            yield session
-            session.commit()
+            with self._database.session() as session:
+                yield session
         except exc.IntegrityError:
-            session.rollback()
             raise Conflict("Conflict occurred attempting to store data.") from None
         except exc.DataError as error:
             # e.g. a NUL byte PostgreSQL refuses: the input is wrong, not the server.
-            session.rollback()
             raise BadRequest(f"Invalid input: {describe_error(self.engine.url, error)}") from None
         except exc.SQLAlchemyError as error:
-            session.rollback()
             raise DatabaseError(describe_error(self.engine.url, error)) from None
-        except BaseException:
-            session.rollback()
-            raise
         finally:
             session.close()
 

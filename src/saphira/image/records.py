@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
 
 from saphira.context import RequestContext
 from saphira.db.image.models import Image, ImageMember, ImageProperty, ImageTag
+from saphira.db.transactions import Database
 from saphira.exception import BadRequest, NotFound
 
 SORT_KEYS = (
@@ -58,11 +59,12 @@ class ListQuery:
 class Records:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self._sessions = sessionmaker(engine, expire_on_commit=False)
+        # The engine's own isolation, as Glance's (no READ COMMITTED override).
+        self._database = Database(engine, read_committed=False)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        with self._sessions.begin() as session:
+        with self._database.session() as session:
             yield session
 
     def get(self, session: Session, image_id: str, *, lock: bool = False) -> Image:

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from oslo_config import cfg
-from sqlalchemy.orm import Session
 
 from saphira import guest_image
 from saphira.api.image import build_backend
@@ -29,6 +28,7 @@ from saphira.db.api.connect import api_url, session_for
 from saphira.db.api.models import Flavor
 from saphira.db.identity import make_identity_engine
 from saphira.db.image.models import Image, ImageProperty
+from saphira.db.transactions import Database
 from saphira.exception import SaphiraError
 from saphira.identity import resources
 from saphira.image.records import utcnow
@@ -79,7 +79,7 @@ def admin_project(conf: cfg.ConfigOpts) -> str | None:
     """The owner Glance gives an image the admin uploads (bootstrap made the project)."""
     engine = make_identity_engine(conf)
     try:
-        with Session(engine) as session:
+        with Database(engine, read_committed=False).reader() as session:
             found = resources.list_projects(
                 session, name="admin", domain_id=resources.DEFAULT_DOMAIN_ID
             )

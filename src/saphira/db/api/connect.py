@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from saphira.db import migration
 from saphira.db.engine import check_connection, describe_error, make_engine, mask_url
+from saphira.db.transactions import Database
 from saphira.db.urls import database_url
 from saphira.exception import DatabaseError
 
@@ -84,8 +85,7 @@ def session_for(kind: str, url: str, conf: cfg.ConfigOpts | None = None) -> Iter
                 f"database {mask_url(url)} has no {kind} schema; run '{_SYNC_HINT[kind]}' first"
             )
         try:
-            with Session(engine) as session:
+            with Database(engine, read_committed=False).session() as session:
                 yield session
-                session.commit()
         except exc.SQLAlchemyError as error:
             raise DatabaseError(describe_error(url, error)) from None
