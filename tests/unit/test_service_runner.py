@@ -102,3 +102,12 @@ def test_mmap_threshold_is_fixed_on_glibc() -> None:
 
     on_glibc = "libc.so" in (ctypes.util.find_library("c") or "")
     assert memory.fix_mmap_threshold() is on_glibc
+
+
+def test_malloc_arenas_are_capped_on_glibc() -> None:
+    import ctypes.util
+
+    from saphira.service import memory
+
+    on_glibc = "libc.so" in (ctypes.util.find_library("c") or "")
+    assert memory.limit_arenas() is on_glibc

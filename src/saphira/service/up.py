@@ -131,6 +131,7 @@ class Extras:
 def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, extras: Extras = Extras()) -> int:
     """Prepare the state directory, run every served service until told to stop."""
     memory.fix_mmap_threshold()
+    memory.limit_arenas()  # before the services start their threads
     runner = Runner(conf, registry.served())
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
