@@ -40,13 +40,19 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, connect_timeout: int = 10) -> Engine:
-    """Create an engine, or raise DatabaseError saying what is wrong with the URL."""
+def make_engine(url: str, *, connect_timeout: int = 10, max_overflow: int | None = None) -> Engine:
+    """Create an engine, or raise DatabaseError saying what is wrong with the URL.
+
+    ``max_overflow``: connections opened past the pool's five when they are all
+    in use (closed again when returned); SQLAlchemy's default (10) if None.
+    """
     try:
         parsed = make_url(url)
     except exc.ArgumentError as error:
         raise DatabaseError(f"invalid database URL {mask_url(url)!r}: {error}") from None
     kwargs: dict[str, Any] = {"future": True}
+    if max_overflow is not None:
+        kwargs["max_overflow"] = max_overflow
     backend = parsed.get_backend_name()
     if backend == "sqlite":
         if parsed.database and parsed.database != ":memory:":

@@ -9,7 +9,10 @@ an engine nobody holds is collected with its pool, as before).
 
 A caller that disposes a shared engine only drains its pool: SQLAlchemy opens
 new connections on the next checkout, so one service stopping does not break
-another that still runs. In-memory SQLite (``sqlite://``) is never shared:
+another that still runs. Since one pool now serves what several did, it may
+open up to ``OVERFLOW`` connections past its five under a burst, as the
+separate pools together could (those past five are closed when returned, so
+an idle process keeps five). In-memory SQLite (``sqlite://``) is never shared:
 each such engine is its own database. One-shot commands (``saphira-manage``,
 the first start's schema sync) keep their own engine from
 ``connect.engine_for``, which disposes it when they are done.
@@ -25,6 +28,9 @@ from sqlalchemy.engine import Engine, make_url
 
 from saphira.db.engine import make_engine
 
+# Connections past the pool's five: about what the API's, the conductor's and the
+# scheduler's own engines (ten each) allowed together on the same database.
+OVERFLOW = 40
 _lock = threading.Lock()
 _engines: weakref.WeakValueDictionary[str, Engine] = weakref.WeakValueDictionary()
 
@@ -44,7 +50,7 @@ def engine(url: str, *, connect_timeout: int = 10) -> Engine:
     with _lock:
         found = _engines.get(url)
         if found is None:
-            found = make_engine(url, connect_timeout=connect_timeout)
+            found = make_engine(url, connect_timeout=connect_timeout, max_overflow=OVERFLOW)
             _engines[url] = found
         return found
 
