@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Collection, Iterable, Mapping
 
 import sqlalchemy as sa
@@ -90,6 +91,19 @@ def vm_state_of(session: Session, uuid: str) -> VmState:
     return VmState(found)
 
 
+def finish_state_of(session: Session, uuid: str) -> tuple[VmState, str | None]:
+    """What a finishing compare-and-swap reads: the vm_state and the system metadata's
+    old_vm_state (a stop's or resize's way back), two columns instead of the instance."""
+    t = models.Instance
+    found = session.execute(
+        sa.select(t.vm_state, t.system_metadata).where(t.uuid == uuid, t.deleted == 0)
+    ).one_or_none()
+    if found is None:
+        raise InstanceNotFound(instance_id=uuid)
+    prior = json.loads(found.system_metadata or "{}").get("old_vm_state")
+    return VmState(found.vm_state), None if prior is None else str(prior)
+
+
 def list_instances(
     session: Session,
     filters: InstanceFilters = InstanceFilters(),
@@ -143,16 +157,35 @@ def save_state(
     raise InstanceInvalidState(attr=attr, instance_uuid=uuid, state=state, method=method)
 
 
-def apply(session: Session, uuid: str, move: Transition, *, method: str = "update") -> None:
-    """``save_state`` for a transition from ``saphira.domain.transitions``."""
+def apply(
+    session: Session, uuid: str, move: Transition, *, method: str = "update", **columns: object
+) -> None:
+    """``save_state`` for a transition from ``saphira.domain.transitions``, writing
+    plain ``columns`` (launched_at, host...) in the same UPDATE; never state columns."""
+    if _STATE_COLUMNS & columns.keys():
+        raise ValueError("state columns change only through the transition")
     save_state(
         session,
         uuid,
         move.expected_vm_states,
         move.expected_task_states,
         method=method,
+        **columns,
         **move.changes(),
     )
+
+
+def split_columns(values: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """(the instances table's own non-state columns, the rest: metadata, tags, the
+    network info...) of ``values``, so the columns can ride in a compare-and-swap."""
+    names = models.Instance.__table__.columns.keys()
+    columns = {k: v for k, v in values.items() if k in names and k not in _STATE_COLUMNS}
+    return columns, {k: v for k, v in values.items() if k not in columns}
+
+
+def write_info_cache(session: Session, uuid: str, vifs: Iterable[InstanceVIF]) -> None:
+    """The network info cache alone, for a caller that already wrote the row."""
+    _save_info_cache(session, uuid, list(vifs))
 
 
 def update(session: Session, uuid: str, **values: object) -> Instance:
