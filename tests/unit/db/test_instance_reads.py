@@ -144,3 +144,15 @@ def test_split_columns_keeps_children_and_state_out_of_the_update() -> None:
     )
     assert columns == {"host": "h", "launched_at": None}
     assert rest == {"metadata": {}, "network_info": [], "vm_state": "x"}
+
+
+def test_an_insert_deletes_no_children(engine: sa.Engine) -> None:
+    """A new row has no metadata or tags to clear: the conductor's insert only adds."""
+    made = replace(make(), metadata={"k": "v"}, tags=["t"])
+    statements = Statements(engine)
+    with Session(engine) as session, session.begin():
+        instances.insert(session, made)
+    assert not [s for s in statements.seen if s.startswith("DELETE")], statements.seen
+    with Session(engine) as session:
+        got = instances.get(session, made.uuid)
+    assert (got.metadata, got.tags) == ({"k": "v"}, ["t"])

@@ -60,7 +60,7 @@ def insert(session: Session, instance: Instance) -> None:
     row.created_at = row.updated_at = instance.created_at or _now()
     session.add(row)
     session.flush()
-    _replace_children(session, instance.uuid, instance.metadata, instance.tags)
+    _add_children(session, instance.uuid, instance.metadata, instance.tags)
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
@@ -277,13 +277,20 @@ def _replace_children(
         session.execute(
             sa.delete(models.InstanceMetadata).where(models.InstanceMetadata.instance_uuid == uuid)
         )
-        session.add_all(
-            models.InstanceMetadata(instance_uuid=uuid, key=key, value=value)
-            for key, value in metadata.items()
-        )
     if tags is not None:
         session.execute(sa.delete(models.Tag).where(models.Tag.resource_id == uuid))
-        session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags)))
+    _add_children(session, uuid, metadata, tags)
+
+
+def _add_children(
+    session: Session, uuid: str, metadata: Mapping[str, str] | None, tags: Iterable[str] | None
+) -> None:
+    """The rows of a new instance's metadata and tags (a new row has none to delete)."""
+    session.add_all(
+        models.InstanceMetadata(instance_uuid=uuid, key=key, value=value)
+        for key, value in (metadata or {}).items()
+    )
+    session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags or ())))
     session.flush()
 
 
