@@ -16,10 +16,13 @@ from saphira.db.api.models import (
     KeyPair,
     ProjectUserQuota,
     Quota,
+    QuotaLock,
     RequestSpec,
 )
 from saphira.db.api.quota import OverQuota, QuotaEngine, Scope, count_usage, count_usages
 from saphira.db.engine import make_engine
+from saphira.db.transactions import Database
+from saphira.exception import DatabaseError
 from tests.unit.db.quota_race import CLAIMS, LIMIT, race
 
 
@@ -92,3 +95,28 @@ def test_a_project_claim_counts_the_project_alone(tmp_path: Path) -> None:
     assert user is None
     assert project == {"instances": 1, "cores": 2, "ram": 512, "server_groups": 0,
                        "key_pairs": 0, "server_group_members": 0}  # fmt: skip
+
+
+def test_a_projects_lock_row_is_made_sure_of_once_per_process(tmp_path: Path) -> None:
+    """The second claim of a project takes its lock at once, without first opening a
+    transaction to look for the lock row; a row gone beneath the process is made again."""
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    db, quotas = Database(engine), QuotaEngine({"instances": 10})
+    seen: list[str] = []
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    first = [s for s in seen if "quota_locks" in s]
+    seen.clear()
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    again = [s for s in seen if "quota_locks" in s]
+    assert len(first) == 3 and len(again) == 1 and again[0].startswith("UPDATE"), again
+    with db.session() as session:
+        session.execute(sa.delete(QuotaLock))
+    with pytest.raises(DatabaseError), quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    engine.dispose()

@@ -12,6 +12,7 @@ claims against a quota of 10 admit exactly 10, on all three backends.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -215,7 +216,7 @@ class QuotaEngine:
         """
         ensure_lock_row(db, scope.project_id)
         with db.session() as session:
-            lock(session, scope.project_id)
+            _lock(db, session, scope.project_id)
             self.check(session, scope, deltas)
             yield session
 
@@ -228,7 +229,7 @@ class QuotaEngine:
         ``least`` and ``most``), whose rows the caller inserts before leaving."""
         ensure_lock_row(db, scope.project_id)
         with db.session() as session:
-            lock(session, scope.project_id)
+            _lock(db, session, scope.project_id)
             granted = self.most_that_fit(session, scope, each, least, most)
             yield session, granted
 
@@ -241,14 +242,33 @@ def _message(resource: str, delta: int, used: int, limit: int) -> str:
     )
 
 
+# Projects whose lock row each database is known to hold: lock rows are never deleted,
+# so a process makes sure of a project's row once, not in a transaction per claim.
+_ENSURED: weakref.WeakKeyDictionary[Database, set[str]] = weakref.WeakKeyDictionary()
+
+
 def ensure_lock_row(db: Database, project_id: str) -> None:
-    """Create the project's lock row in its own transaction (a race is harmless)."""
+    """Create the project's lock row in its own transaction (a race is harmless), once."""
+    known = _ENSURED.setdefault(db, set())
+    if project_id in known:
+        return
     try:
         with db.session() as session:
             if session.get(models.QuotaLock, project_id) is None:
                 session.add(models.QuotaLock(project_id=project_id, generation=0))
     except exc.IntegrityError:
         pass  # another claim made it first
+    known.add(project_id)
+
+
+def _lock(db: Database, session: Session, project_id: str) -> None:
+    """``lock``; a row gone after all (a database recreated beneath this process) is
+    made again by the next claim."""
+    try:
+        lock(session, project_id)
+    except DatabaseError:
+        _ENSURED.get(db, set()).discard(project_id)
+        raise
 
 
 def lock(session: Session, project_id: str) -> None:
