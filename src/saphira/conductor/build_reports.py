@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
@@ -32,9 +33,8 @@ class BuildReports:
         with self.dbs.instance_cell(instance_uuid) as session:
             actions.event_start(session, instance_uuid, ctxt.request_id, BUILD_EVENT, host)
             # Scheduling -> block devices -> networking: the block-device step has
-            # no work without a volume service, so both moves go in this one write.
-            vm_state = _advance(session, instance_uuid, TaskState.SCHEDULING)
-            _advance(session, instance_uuid, TaskState.BLOCK_DEVICE_MAPPING, vm_state)
+            # no work without a volume service, so both moves go in one UPDATE.
+            _advance(session, instance_uuid, TaskState.SCHEDULING, TaskState.BLOCK_DEVICE_MAPPING)
             return instances.get(session, instance_uuid)
 
     def build_networked(
@@ -42,7 +42,8 @@ class BuildReports:
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             _advance(session, instance_uuid, TaskState.NETWORKING)
-            return instances.update(session, instance_uuid, network_info=network_info)
+            instances.write_info_cache(session, instance_uuid, network_info)
+            return instances.get(session, instance_uuid)
 
     def build_failed(self, ctxt: RequestContext, fault: InstanceFault) -> Instance:
         uuid = fault.instance_uuid
@@ -55,18 +56,22 @@ class BuildReports:
             return instances.update(session, uuid, network_info=[])
 
 
-def _advance(
-    session: Session, instance_uuid: str, step: TaskState, vm_state: VmState | None = None
-) -> VmState:
-    """The table's next build step after ``step``, as a compare-and-swap; the vm_state
-    it leaves. Only the vm_state is read (unless given): the caller reads the row once
-    at the end, instead of twice per step."""
-    if vm_state is None:
-        vm_state = instances.vm_state_of(session, instance_uuid)
+def _advance(session: Session, instance_uuid: str, *steps: TaskState) -> None:
+    """The table's next build step after each of ``steps`` in turn, written as one
+    compare-and-swap: the first move's expected states, the last move's new ones
+    (the moves between are only seen inside this transaction). Only the vm_state
+    is read: the caller reads the row once at the end."""
+    vm_state = instances.vm_state_of(session, instance_uuid)
     with _lost(instance_uuid, vm_state):
-        move = transitions.advance(Action.BUILD, vm_state, step)
+        moves = [transitions.advance(Action.BUILD, vm_state, steps[0])]
+        for step in steps[1:]:
+            if moves[-1].task_state != step:  # the table's next step is not the one named
+                raise ValueError(step)
+            moves.append(transitions.advance(Action.BUILD, moves[-1].vm_state, step))
+    first = moves[0]
+    move = replace(moves[-1], expected_vm_states=first.expected_vm_states,
+                   expected_task_states=first.expected_task_states)  # fmt: skip
     instances.apply(session, instance_uuid, move, method=Action.BUILD)
-    return move.vm_state
 
 
 @contextmanager

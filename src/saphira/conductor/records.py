@@ -64,7 +64,7 @@ class Records:
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
-            with _no_such_move(current, action):
+            with _no_such_move(current.uuid, current.vm_state, action):
                 move = transitions.advance(Action(action), current.vm_state, TaskState(step))
             instances.apply(session, instance_uuid, move, method=action)
             return instances.get(session, instance_uuid)
@@ -77,20 +77,21 @@ class Records:
         updates: dict[str, Any] | None = None,
         event: str | None = None,
     ) -> Instance:
-        values = dict(updates or {})
+        values = column_updates(dict(updates or {}))
+        reported = values.pop("power_state", None)
+        values, rest = instances.split_columns(values)
         with self.dbs.instance_cell(instance_uuid) as session:
-            current = instances.get(session, instance_uuid)
-            prior = current.system_metadata.get("old_vm_state")
-            reported = values.pop("power_state", None)
-            with _no_such_move(current, action):
+            # the vm_state and old_vm_state alone; the plain columns go into the CAS
+            vm_state, prior = instances.finish_state_of(session, instance_uuid)
+            with _no_such_move(instance_uuid, vm_state, action):
                 move = transitions.finish(
-                    Action(action), current.vm_state, prior=VmState(prior) if prior else None,
+                    Action(action), vm_state, prior=VmState(prior) if prior else None,
                     power=None if reported is None else PowerState(reported),
                 )  # fmt: skip
-            instances.apply(session, instance_uuid, move, method=action)
+            instances.apply(session, instance_uuid, move, method=action, **values)
             if event is not None:
                 actions.event_finish(session, instance_uuid, ctxt.request_id, event, "Success")
-            return _update(session, instance_uuid, values)
+            return _update(session, instance_uuid, rest)
 
     def instance_fail(
         self,
@@ -102,7 +103,7 @@ class Records:
     ) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             current = instances.get(session, instance_uuid)
-            with _no_such_move(current, action):
+            with _no_such_move(current.uuid, current.vm_state, action):
                 move = transitions.fail(Action(action), current.vm_state)
             instances.apply(session, instance_uuid, move, method=action)
             actions.record_failure(session, instance_uuid, ctxt.request_id, fault, event)
@@ -190,14 +191,14 @@ class Records:
 
 
 @contextmanager
-def _no_such_move(current: Instance, action: str) -> Iterator[None]:
+def _no_such_move(uuid: str, vm_state: VmState, action: str) -> Iterator[None]:
     """The table has no move from where the instance is now (deleted, failed by the
     watchdog, taken by another action): the agent's late report loses, as a CAS would."""
     try:
         yield
     except (KeyError, ValueError):
         raise InstanceInvalidState(
-            attr="vm_state", instance_uuid=current.uuid, state=str(current.vm_state),
+            attr="vm_state", instance_uuid=uuid, state=str(vm_state),
             method=str(action),
         ) from None  # fmt: skip
 

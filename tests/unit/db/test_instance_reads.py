@@ -3,6 +3,7 @@ a compare-and-swap its vm_state alone (the build reports run these per build).""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -14,8 +15,10 @@ from sqlalchemy.orm import Session
 
 from saphira.db.cell import instances
 from saphira.db.engine import make_engine
-from saphira.domain.states import VmState
-from saphira.exception import InstanceNotFound
+from saphira.domain import transitions as tr
+from saphira.domain.states import TaskState, VmState
+from saphira.domain.table import Action
+from saphira.exception import InstanceInvalidState, InstanceNotFound
 from tests.unit.db.instance_helpers import make, migrated
 
 
@@ -78,3 +81,78 @@ def test_get_reads_the_children_columns_not_their_rows(engine: sa.Engine) -> Non
     assert len(selects.seen) == 4, selects.seen
     loaded_whole = [s for s in selects.seen[1:] if ".id" in s or "deleted_at" in s.split("FROM")[0]]
     assert not loaded_whole, loaded_whole
+
+
+class Statements(Selects):
+    """Every statement, not only the SELECTs."""
+
+    def _seen(self, *args: Any) -> None:
+        self.seen.append(str(args[2]))
+
+
+def _building(engine: sa.Engine, system_metadata: dict[str, str] | None = None) -> str:
+    made = replace(make(), system_metadata=system_metadata or {})
+    with Session(engine) as session, session.begin():
+        instances.create(session, made)
+        for step in (TaskState.SCHEDULING, TaskState.BLOCK_DEVICE_MAPPING, TaskState.NETWORKING):
+            instances.apply(session, made.uuid, tr.advance(Action.BUILD, VmState.BUILDING, step))
+    return made.uuid
+
+
+def test_finish_state_of_reads_two_columns(engine: sa.Engine) -> None:
+    """instance_finish's read: the vm_state and the way back, not the instance."""
+    uuid = _building(engine, {"old_vm_state": "stopped"})
+    selects = Selects(engine)
+    with Session(engine) as session, session.begin():
+        assert instances.finish_state_of(session, uuid) == (VmState.BUILDING, "stopped")
+    assert len(selects.seen) == 1, selects.seen
+    assert "instances.vm_state, instances.system_metadata \nFROM" in selects.seen[0]
+    with Session(engine) as session, session.begin():
+        instances.soft_delete(session, uuid)
+        with pytest.raises(InstanceNotFound):
+            instances.finish_state_of(session, uuid)
+
+
+def test_a_finish_writes_its_columns_in_the_compare_and_swap(engine: sa.Engine) -> None:
+    uuid, launched = _building(engine), dt.datetime(2026, 1, 2, 3, 4, 5)
+    statements = Statements(engine)
+    with Session(engine) as session, session.begin():
+        move = tr.finish(Action.BUILD, VmState.BUILDING)
+        instances.apply(session, uuid, move, method="build", launched_at=launched)
+    assert len(statements.seen) == 1 and statements.seen[0].startswith("UPDATE instances SET")
+    with Session(engine) as session:
+        got = instances.get(session, uuid)
+    assert (got.vm_state, got.launched_at) == (VmState.ACTIVE, launched)
+
+
+def test_a_lost_compare_and_swap_writes_none_of_its_columns(engine: sa.Engine) -> None:
+    uuid = _building(engine)
+    with Session(engine) as session, session.begin():
+        instances.apply(session, uuid, tr.fail(Action.BUILD, VmState.BUILDING))
+    with Session(engine) as session, session.begin(), pytest.raises(InstanceInvalidState):
+        move = tr.finish(Action.BUILD, VmState.BUILDING)
+        instances.apply(session, uuid, move, launched_at=dt.datetime(2026, 1, 1))
+    with Session(engine) as session:
+        assert instances.get(session, uuid).launched_at is None
+    with Session(engine) as session, pytest.raises(ValueError, match="state columns"):
+        instances.apply(session, uuid, move, vm_state="active")
+
+
+def test_split_columns_keeps_children_and_state_out_of_the_update() -> None:
+    columns, rest = instances.split_columns(
+        {"host": "h", "launched_at": None, "metadata": {}, "network_info": [], "vm_state": "x"}
+    )
+    assert columns == {"host": "h", "launched_at": None}
+    assert rest == {"metadata": {}, "network_info": [], "vm_state": "x"}
+
+
+def test_an_insert_deletes_no_children(engine: sa.Engine) -> None:
+    """A new row has no metadata or tags to clear: the conductor's insert only adds."""
+    made = replace(make(), metadata={"k": "v"}, tags=["t"])
+    statements = Statements(engine)
+    with Session(engine) as session, session.begin():
+        instances.insert(session, made)
+    assert not [s for s in statements.seen if s.startswith("DELETE")], statements.seen
+    with Session(engine) as session:
+        got = instances.get(session, made.uuid)
+    assert (got.metadata, got.tags) == ({"k": "v"}, ["t"])

@@ -5,12 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db import migration
-from saphira.db.api.models import KeyPair, ProjectUserQuota, Quota
-from saphira.db.api.quota import OverQuota, QuotaEngine, Scope
+from saphira.db.api.models import (
+    InstanceGroup,
+    InstanceGroupMember,
+    InstanceMapping,
+    KeyPair,
+    ProjectUserQuota,
+    Quota,
+    QuotaLock,
+    RequestSpec,
+)
+from saphira.db.api.quota import OverQuota, QuotaEngine, Scope, count_usage, count_usages
 from saphira.db.engine import make_engine
+from saphira.db.transactions import Database
+from saphira.exception import DatabaseError
 from tests.unit.db.quota_race import CLAIMS, LIMIT, race
 
 
@@ -37,4 +49,74 @@ def test_limits_layer_and_user_quota_binds(tmp_path: Path) -> None:
         with pytest.raises(OverQuota, match="key_pairs"):
             quotas.check(session, Scope("p", "u"), {"key_pairs": 1})
         quotas.check(session, Scope("p", "other"), {"key_pairs": 1})
+    engine.dispose()
+
+
+def _server(session: Session, uuid: str, user: str, vcpus: int, ram: int) -> None:
+    session.add(InstanceMapping(instance_uuid=uuid, project_id="p", user_id=user))
+    session.add(RequestSpec(instance_uuid=uuid, spec="{}", vcpus=vcpus, memory_mb=ram))
+
+
+def test_a_users_claim_counts_the_project_and_the_user_in_one_statement(tmp_path: Path) -> None:
+    """POST /servers checks the project's and the user's usage: one SELECT counts both
+    (instances, cores, ram and groups by a CASE on the user; the user's key pairs)."""
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    with Session(engine) as session:
+        _server(session, "00000000-0000-0000-0000-000000000001", "u", 2, 512)
+        _server(session, "00000000-0000-0000-0000-000000000002", "other", 4, 1024)
+        group = InstanceGroup(uuid="00000000-0000-0000-0000-00000000000a", project_id="p",
+                              user_id="other")  # fmt: skip
+        session.add(group)
+        session.flush()
+        session.add(InstanceGroupMember(instance_uuid="x", group_id=group.id))
+        session.add(KeyPair(name="k", user_id="u", fingerprint="f", public_key="x", type="ssh"))
+        session.commit()
+        usages: list[str] = []
+        sa.event.listen(engine, "before_cursor_execute", lambda *args: usages.append(args[2]))
+        project, user = count_usages(session, Scope("p", "u", group.uuid))
+    engine.dispose()
+    assert len([s for s in usages if "instance_mappings" in s]) == 1, usages
+    assert project == {"instances": 2, "cores": 6, "ram": 1536, "server_groups": 1,
+                       "key_pairs": 0, "server_group_members": 1}  # fmt: skip
+    assert user == {"instances": 1, "cores": 2, "ram": 512, "server_groups": 0,
+                    "key_pairs": 1, "server_group_members": 1}  # fmt: skip
+
+
+def test_a_project_claim_counts_the_project_alone(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    with Session(engine) as session:
+        _server(session, "00000000-0000-0000-0000-000000000001", "u", 2, 512)
+        session.commit()
+        project, user = count_usages(session, Scope("p"))
+        assert count_usage(session, Scope("p", "u"))["key_pairs"] == 0
+    engine.dispose()
+    assert user is None
+    assert project == {"instances": 1, "cores": 2, "ram": 512, "server_groups": 0,
+                       "key_pairs": 0, "server_group_members": 0}  # fmt: skip
+
+
+def test_a_projects_lock_row_is_made_sure_of_once_per_process(tmp_path: Path) -> None:
+    """The second claim of a project takes its lock at once, without first opening a
+    transaction to look for the lock row; a row gone beneath the process is made again."""
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    db, quotas = Database(engine), QuotaEngine({"instances": 10})
+    seen: list[str] = []
+    sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    first = [s for s in seen if "quota_locks" in s]
+    seen.clear()
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    again = [s for s in seen if "quota_locks" in s]
+    assert len(first) == 3 and len(again) == 1 and again[0].startswith("UPDATE"), again
+    with db.session() as session:
+        session.execute(sa.delete(QuotaLock))
+    with pytest.raises(DatabaseError), quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
+    with quotas.reserve(db, Scope("p"), {"instances": 1}):
+        pass
     engine.dispose()

@@ -12,9 +12,11 @@ claims against a quota of 10 admit exactly 10, on all three backends.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from oslo_config import cfg
@@ -57,48 +59,75 @@ def defaults_from_conf(conf: cfg.ConfigOpts) -> dict[str, int]:
     return {name: int(conf.quota[_OPTION.get(name, name)]) for name in RESOURCES}
 
 
-def _live_instances(scope: Scope) -> list[sa.ColumnElement[bool]]:
-    mapping = models.InstanceMapping
-    where = [mapping.project_id == scope.project_id, mapping.queued_for_delete.is_(False)]
-    if scope.user_id is not None:
-        where.append(mapping.user_id == scope.user_id)
-    return where
+def _counted(value: Any) -> int:
+    return int(value or 0)
 
 
-def count_usage(session: Session, scope: Scope) -> dict[str, int]:
-    """What the project (or user) uses now; key pairs are always the user's own."""
-    mapping, spec = models.InstanceMapping, models.RequestSpec
-    instances, cores, ram = session.execute(
-        sa.select(
-            sa.func.count(mapping.id),
-            sa.func.coalesce(sa.func.sum(spec.vcpus), 0),
-            sa.func.coalesce(sa.func.sum(spec.memory_mb), 0),
-        )
-        .select_from(mapping)
-        .outerjoin(spec, spec.instance_uuid == mapping.instance_uuid)
-        .where(*_live_instances(scope))
-    ).one()
-    group = models.InstanceGroup
+def _count_where(column: Any, when: sa.ColumnElement[bool] | None) -> Any:
+    """count(column), or only where ``when`` holds."""
+    return sa.func.count(column if when is None else sa.case((when, column)))
+
+
+def _sum_where(column: Any, when: sa.ColumnElement[bool] | None) -> Any:
+    summed = column if when is None else sa.case((when, column))
+    return sa.func.coalesce(sa.func.sum(summed), 0)
+
+
+def _usage_select(scope: Scope) -> sa.Select[Any]:
+    """One statement: the project's instances, cores, ram and server groups, the same
+    for the scope's user (if any) by a CASE on user_id, the user's key pairs and the
+    scope's group members."""
+    mapping, spec, group = models.InstanceMapping, models.RequestSpec, models.InstanceGroup
+    by_user = None if scope.user_id is None else mapping.user_id == scope.user_id
+    columns: list[Any] = []
+    for when in (None, by_user) if by_user is not None else (None,):
+        columns += [_count_where(mapping.id, when), _sum_where(spec.vcpus, when),
+                    _sum_where(spec.memory_mb, when)]  # fmt: skip
     groups = sa.select(sa.func.count(group.id)).where(group.project_id == scope.project_id)
+    columns.append(groups.scalar_subquery())
     if scope.user_id is not None:
-        groups = groups.where(group.user_id == scope.user_id)
-    usage = {
-        "instances": int(instances), "cores": int(cores), "ram": int(ram),
-        "server_groups": int(session.scalar(groups) or 0),
-        "key_pairs": 0, "server_group_members": 0,
-    }  # fmt: skip
-    if scope.user_id is not None:
+        columns.append(groups.where(group.user_id == scope.user_id).scalar_subquery())
         pairs = sa.select(sa.func.count(models.KeyPair.id)).filter_by(user_id=scope.user_id)
-        usage["key_pairs"] = int(session.scalar(pairs) or 0)
+        columns.append(pairs.scalar_subquery())
     if scope.group_uuid is not None:
-        member, group = models.InstanceGroupMember, models.InstanceGroup
+        member = models.InstanceGroupMember
         members = (
             sa.select(sa.func.count(member.id))
             .join(group, group.id == member.group_id)
             .where(group.uuid == scope.group_uuid)
         )
-        usage["server_group_members"] = int(session.scalar(members) or 0)
-    return usage
+        columns.append(members.scalar_subquery())
+    return (
+        sa.select(*columns)
+        .select_from(mapping)
+        .outerjoin(spec, spec.instance_uuid == mapping.instance_uuid)
+        .where(mapping.project_id == scope.project_id, mapping.queued_for_delete.is_(False))
+    )
+
+
+def count_usages(session: Session, scope: Scope) -> tuple[dict[str, int], dict[str, int] | None]:
+    """What the project uses now, and (if the scope names a user) what that user uses,
+    counted in one statement; key pairs are a user's own (0 in the project's usage)."""
+    row = [_counted(value) for value in session.execute(_usage_select(scope)).one()]
+    project = dict(zip(("instances", "cores", "ram"), row[0:3], strict=True))
+    user = None
+    if scope.user_id is not None:
+        user = dict(zip(("instances", "cores", "ram"), row[3:6], strict=True))
+        project["server_groups"], user["server_groups"], user["key_pairs"] = row[6:9]
+        project["key_pairs"], rest = 0, row[9:]
+    else:
+        project["server_groups"], project["key_pairs"], rest = row[3], 0, row[4:]
+    members = rest[0] if rest else 0
+    project["server_group_members"] = members
+    if user is not None:
+        user["server_group_members"] = members
+    return project, user
+
+
+def count_usage(session: Session, scope: Scope) -> dict[str, int]:
+    """What the project (or user) uses now; key pairs are always the user's own."""
+    project, user = count_usages(session, scope)
+    return project if user is None else user
 
 
 def _rows(session: Session, model: type[models.Base], **where: str) -> dict[str, int]:
@@ -137,15 +166,15 @@ class QuotaEngine:
         self, session: Session, scope: Scope
     ) -> list[tuple[dict[str, int], dict[str, int]]]:
         """(limits, usage) of the project, then of the user if the scope names one."""
-        project = Scope(scope.project_id, None, scope.group_uuid)
         project_limits = self.project_limits(session, scope.project_id)
-        checks = [(project_limits, count_usage(session, project))]
-        if scope.user_id is not None:
+        project_usage, user_usage = count_usages(session, scope)
+        checks = [(project_limits, project_usage)]
+        if scope.user_id is not None and user_usage is not None:
             # user_limits(), without reading the project's rows a second time
             own = _rows(session, models.ProjectUserQuota,
                         project_id=scope.project_id, user_id=scope.user_id)  # fmt: skip
             user_limits = {**project_limits, **own}
-            checks.append((user_limits, count_usage(session, scope)))
+            checks.append((user_limits, user_usage))
         return checks
 
     def check(self, session: Session, scope: Scope, deltas: Mapping[str, int]) -> None:
@@ -187,7 +216,7 @@ class QuotaEngine:
         """
         ensure_lock_row(db, scope.project_id)
         with db.session() as session:
-            lock(session, scope.project_id)
+            _lock(db, session, scope.project_id)
             self.check(session, scope, deltas)
             yield session
 
@@ -200,7 +229,7 @@ class QuotaEngine:
         ``least`` and ``most``), whose rows the caller inserts before leaving."""
         ensure_lock_row(db, scope.project_id)
         with db.session() as session:
-            lock(session, scope.project_id)
+            _lock(db, session, scope.project_id)
             granted = self.most_that_fit(session, scope, each, least, most)
             yield session, granted
 
@@ -213,14 +242,33 @@ def _message(resource: str, delta: int, used: int, limit: int) -> str:
     )
 
 
+# Projects whose lock row each database is known to hold: lock rows are never deleted,
+# so a process makes sure of a project's row once, not in a transaction per claim.
+_ENSURED: weakref.WeakKeyDictionary[Database, set[str]] = weakref.WeakKeyDictionary()
+
+
 def ensure_lock_row(db: Database, project_id: str) -> None:
-    """Create the project's lock row in its own transaction (a race is harmless)."""
+    """Create the project's lock row in its own transaction (a race is harmless), once."""
+    known = _ENSURED.setdefault(db, set())
+    if project_id in known:
+        return
     try:
         with db.session() as session:
             if session.get(models.QuotaLock, project_id) is None:
                 session.add(models.QuotaLock(project_id=project_id, generation=0))
     except exc.IntegrityError:
         pass  # another claim made it first
+    known.add(project_id)
+
+
+def _lock(db: Database, session: Session, project_id: str) -> None:
+    """``lock``; a row gone after all (a database recreated beneath this process) is
+    made again by the next claim."""
+    try:
+        lock(session, project_id)
+    except DatabaseError:
+        _ENSURED.get(db, set()).discard(project_id)
+        raise
 
 
 def lock(session: Session, project_id: str) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Collection, Iterable, Mapping
 
 import sqlalchemy as sa
@@ -59,7 +60,7 @@ def insert(session: Session, instance: Instance) -> None:
     row.created_at = row.updated_at = instance.created_at or _now()
     session.add(row)
     session.flush()
-    _replace_children(session, instance.uuid, instance.metadata, instance.tags)
+    _add_children(session, instance.uuid, instance.metadata, instance.tags)
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
@@ -88,6 +89,19 @@ def vm_state_of(session: Session, uuid: str) -> VmState:
     if found is None:
         raise InstanceNotFound(instance_id=uuid)
     return VmState(found)
+
+
+def finish_state_of(session: Session, uuid: str) -> tuple[VmState, str | None]:
+    """What a finishing compare-and-swap reads: the vm_state and the system metadata's
+    old_vm_state (a stop's or resize's way back), two columns instead of the instance."""
+    t = models.Instance
+    found = session.execute(
+        sa.select(t.vm_state, t.system_metadata).where(t.uuid == uuid, t.deleted == 0)
+    ).one_or_none()
+    if found is None:
+        raise InstanceNotFound(instance_id=uuid)
+    prior = json.loads(found.system_metadata or "{}").get("old_vm_state")
+    return VmState(found.vm_state), None if prior is None else str(prior)
 
 
 def list_instances(
@@ -143,16 +157,35 @@ def save_state(
     raise InstanceInvalidState(attr=attr, instance_uuid=uuid, state=state, method=method)
 
 
-def apply(session: Session, uuid: str, move: Transition, *, method: str = "update") -> None:
-    """``save_state`` for a transition from ``saphira.domain.transitions``."""
+def apply(
+    session: Session, uuid: str, move: Transition, *, method: str = "update", **columns: object
+) -> None:
+    """``save_state`` for a transition from ``saphira.domain.transitions``, writing
+    plain ``columns`` (launched_at, host...) in the same UPDATE; never state columns."""
+    if _STATE_COLUMNS & columns.keys():
+        raise ValueError("state columns change only through the transition")
     save_state(
         session,
         uuid,
         move.expected_vm_states,
         move.expected_task_states,
         method=method,
+        **columns,
         **move.changes(),
     )
+
+
+def split_columns(values: Mapping[str, object]) -> tuple[dict[str, object], dict[str, object]]:
+    """(the instances table's own non-state columns, the rest: metadata, tags, the
+    network info...) of ``values``, so the columns can ride in a compare-and-swap."""
+    names = models.Instance.__table__.columns.keys()
+    columns = {k: v for k, v in values.items() if k in names and k not in _STATE_COLUMNS}
+    return columns, {k: v for k, v in values.items() if k not in columns}
+
+
+def write_info_cache(session: Session, uuid: str, vifs: Iterable[InstanceVIF]) -> None:
+    """The network info cache alone, for a caller that already wrote the row."""
+    _save_info_cache(session, uuid, list(vifs))
 
 
 def update(session: Session, uuid: str, **values: object) -> Instance:
@@ -244,13 +277,20 @@ def _replace_children(
         session.execute(
             sa.delete(models.InstanceMetadata).where(models.InstanceMetadata.instance_uuid == uuid)
         )
-        session.add_all(
-            models.InstanceMetadata(instance_uuid=uuid, key=key, value=value)
-            for key, value in metadata.items()
-        )
     if tags is not None:
         session.execute(sa.delete(models.Tag).where(models.Tag.resource_id == uuid))
-        session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags)))
+    _add_children(session, uuid, metadata, tags)
+
+
+def _add_children(
+    session: Session, uuid: str, metadata: Mapping[str, str] | None, tags: Iterable[str] | None
+) -> None:
+    """The rows of a new instance's metadata and tags (a new row has none to delete)."""
+    session.add_all(
+        models.InstanceMetadata(instance_uuid=uuid, key=key, value=value)
+        for key, value in (metadata or {}).items()
+    )
+    session.add_all(models.Tag(resource_id=uuid, tag=tag) for tag in sorted(set(tags or ())))
     session.flush()
 
 
