@@ -144,9 +144,15 @@ class Call:
 
     def next_link(self, collection: str, marker: str) -> list[dict[str, str]]:
         own, _ = self.link_base()
-        args = self.request.args.to_dict()
-        args["marker"] = marker
-        query = "&".join(f"{key}={value}" for key, value in args.items())
+        pairs: list[tuple[str, str]] = []  # every value of a repeated key (sort_key...)
+        for key, value in self.request.args.items(multi=True):
+            if key != "marker":
+                pairs.append((key, value))
+            elif all(seen != "marker" for seen, _ in pairs):
+                pairs.append((key, marker))
+        if "marker" not in self.request.args:
+            pairs.append(("marker", marker))
+        query = "&".join(f"{key}={value}" for key, value in pairs)
         return [{"rel": "next", "href": f"{own}/{collection}?{query}"}]
 
 

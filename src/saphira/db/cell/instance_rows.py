@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+from typing import Any
+
+import sqlalchemy as sa
 
 from saphira.db.cell import models
 from saphira.domain.states import PowerState, TaskState, VmState
@@ -56,9 +59,13 @@ def children_of(row: models.Instance) -> Children:
     )
 
 
-def to_object(row: models.Instance, children: Children | None = None) -> Instance:
-    """The object of a row, with ``children`` (else the row's relationships)."""
-    kids = children_of(row) if children is None else children
+def to_object(row: models.Instance | sa.Row[Any], children: Children | None = None) -> Instance:
+    """The object of a row (an entity, or a listing's plain row with ``children``), with
+    ``children`` (else the entity's relationships)."""
+    kids = children
+    if kids is None:
+        assert isinstance(row, models.Instance), "a plain row comes with its children"
+        kids = children_of(row)
     return Instance(
         flavor=_flavor(row.flavor),
         vm_state=VmState(row.vm_state),
