@@ -131,6 +131,10 @@ class Call:
 
     def link_base(self) -> tuple[str, str]:
         """(self prefix, bookmark prefix), with the project id only if the URL had one."""
+        return self._link_base
+
+    @functools.cached_property
+    def _link_base(self) -> tuple[str, str]:  # once per request: a listing links every server
         root = self.request.host_url.rstrip("/")
         project = f"/{self.url_project_id}" if self.url_project_id else ""
         return f"{root}/v2.1{project}", f"{root}{project}"

@@ -59,7 +59,9 @@ def children_of(row: models.Instance) -> Children:
     )
 
 
-def to_object(row: models.Instance | sa.Row[Any], children: Children | None = None) -> Instance:
+def to_object(
+    row: models.Instance | sa.Row[*tuple[Any, ...]], children: Children | None = None
+) -> Instance:
     """The object of a row (an entity, or a listing's plain row with ``children``), with
     ``children`` (else the entity's relationships)."""
     kids = children
