@@ -131,6 +131,10 @@ class Call:
 
     def link_base(self) -> tuple[str, str]:
         """(self prefix, bookmark prefix), with the project id only if the URL had one."""
+        return self._link_base
+
+    @functools.cached_property
+    def _link_base(self) -> tuple[str, str]:  # once per request: a listing links every server
         root = self.request.host_url.rstrip("/")
         project = f"/{self.url_project_id}" if self.url_project_id else ""
         return f"{root}/v2.1{project}", f"{root}{project}"
@@ -144,9 +148,15 @@ class Call:
 
     def next_link(self, collection: str, marker: str) -> list[dict[str, str]]:
         own, _ = self.link_base()
-        args = self.request.args.to_dict()
-        args["marker"] = marker
-        query = "&".join(f"{key}={value}" for key, value in args.items())
+        pairs: list[tuple[str, str]] = []  # every value of a repeated key (sort_key...)
+        for key, value in self.request.args.items(multi=True):
+            if key != "marker":
+                pairs.append((key, value))
+            elif all(seen != "marker" for seen, _ in pairs):
+                pairs.append((key, marker))
+        if "marker" not in self.request.args:
+            pairs.append(("marker", marker))
+        query = "&".join(f"{key}={value}" for key, value in pairs)
         return [{"rel": "next", "href": f"{own}/{collection}?{query}"}]
 
 

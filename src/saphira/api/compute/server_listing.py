@@ -1,9 +1,10 @@
-"""GET /servers and /servers/detail: build requests merged with every cell's rows.
+"""GET /servers and /servers/detail: one page of build requests and every cell's rows.
 
-The service layer (``saphira.computesvc.listing``) reads them, cells answering
-the SQL-cheap part (project, deleted, changes-since); the rest of Nova's
-filters and the sort run here over the merged list, so a server still in the
-API DB sorts and pages exactly like one in a cell.
+The handler turns the query into what the service layer
+(``saphira.computesvc.listing``) asks each cell in SQL (project, deleted,
+changes-since, the exact-match filters, the sort, the limit and the marker)
+and the checks only Python runs (RE2 names, tags, a status's task states...);
+a server still in the API DB sorts and pages exactly like one in a cell.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from saphira.api.compute.common import paging, parse_bool, parse_time
 from saphira.api.compute.network_proxy import security_group_names
 from saphira.api.wsgi import json_response
 from saphira.computesvc import listing, lookup
-from saphira.computesvc.listing import InstanceFilters
+from saphira.computesvc.listing import InstanceFilters, SortKey
 from saphira.domain.status import filter_from_status
 from saphira.exception import BadRequest
 from saphira.objects import Instance
@@ -34,7 +35,7 @@ _SORT = {"created_at": "created_at", "updated_at": "updated_at", "display_name":
          "display_description": "display_description", "launch_index": "launch_index",
          "locked": "locked", "progress": "progress", "terminated_at": "terminated_at",
          "access_ip_v4": "access_ip_v4", "access_ip_v6": "access_ip_v6",
-         "instance_type_id": "flavor", "host": "host", "node": "node",
+         "instance_type_id": "flavorid", "host": "host", "node": "node",
          "config_drive": "config_drive"}  # fmt: skip
 _ADMIN_SORT = {"host", "node"}
 Check = Callable[[Instance], bool]
@@ -111,10 +112,12 @@ def _narrowed(call: Call, filters: InstanceFilters) -> InstanceFilters:
         narrowed["host"] = args["host"]
     if "status" in args:
         narrowed["vm_states"] = filter_from_status(args.getlist("status")).vm_states
+    if "flavor" in args:
+        narrowed["flavorid"] = args["flavor"]
     return dataclasses.replace(filters, **narrowed)
 
 
-def _gather(call: Call) -> list[Instance]:
+def _filters(call: Call) -> InstanceFilters:
     args = call.request.args
     project = _scope(call)
     since = parse_time(args["changes-since"], "changes-since") if "changes-since" in args else None
@@ -123,14 +126,12 @@ def _gather(call: Call) -> list[Instance]:
         deleted = None
     if "deleted" in args and call.context.is_admin:
         deleted = parse_bool(args["deleted"], "deleted")
-    filters = _narrowed(call, InstanceFilters(project_id=project, changes_since=since,
-                                              deleted=deleted))  # fmt: skip
-    unique = listing.gather(call.svc, filters)
-    checks = _checks(call, args)
-    return [i for i in unique if all(check(i) for check in checks)]
+    return _narrowed(call, InstanceFilters(project_id=project, changes_since=since,
+                                           deleted=deleted))  # fmt: skip
 
 
-def _sort(call: Call, rows: list[Instance]) -> list[Instance]:
+def _order(call: Call) -> listing.Order:
+    """The sort keys and directions (created_at descending by default), checked."""
     args = call.request.args
     keys = args.getlist("sort_key") or ["created_at"]
     dirs = args.getlist("sort_dir")
@@ -140,30 +141,29 @@ def _sort(call: Call, rows: list[Instance]) -> list[Instance]:
     for direction in dirs:
         if direction not in ("asc", "desc"):
             raise BadRequest(f"Invalid sort_dir {direction}")
-    ordered = sorted(rows, key=lambda i: i.uuid)
-    pairs = list(zip(keys, dirs + ["desc"] * (len(keys) - len(dirs)), strict=True))
-    for key, direction in reversed(pairs):
-        attr = _SORT[key]
+    if len(dirs) > len(keys):
+        raise BadRequest("Sort direction size exceeds sort key size")
+    pairs = zip(keys, dirs + ["desc"] * (len(keys) - len(dirs)), strict=True)
+    return listing.Order(
+        tuple(SortKey(_SORT[key], direction == "desc") for key, direction in pairs)
+    )
 
-        def value(i: Instance, a: str = attr) -> tuple[bool, Any]:
-            v = i.flavor.flavorid if a == "flavor" else getattr(i, a)
-            return (v is not None, str(v) if v is not None else "")
 
-        ordered.sort(key=value, reverse=direction == "desc")
-    return ordered
+def _keep(checks: list[Check]) -> Callable[[Instance], bool] | None:
+    if not checks:
+        return None
+    return lambda instance: all(check(instance) for check in checks)
 
 
 def page(call: Call, *, detailed: bool) -> Response:
     rule = "detail" if detailed else "index"
     call.enforce(f"os_compute_api:servers:{rule}")
     server_query.check(call)
-    rows = _sort(call, _gather(call))
+    filters = _filters(call)
+    checks = _checks(call, call.request.args)
+    order = _order(call)
     limit, marker = paging(call)
-    if marker is not None:
-        ids = [row.uuid for row in rows]
-        if marker not in ids:
-            raise BadRequest(f"marker [{marker}] not found")
-        rows = rows[ids.index(marker) + 1 :]
+    rows = listing.page(call.svc, listing.Page(filters, order, limit + 1, marker, _keep(checks)))
     chunk = rows[:limit]
     if detailed:
         items = _detailed(call, chunk)
