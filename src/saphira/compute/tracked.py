@@ -172,7 +172,7 @@ class TrackedAction:
         try:
             write(reason, trace)
         except exception.SaphiraError as lost:  # deleted or taken over meanwhile
-            LOG.info("%s of %s: failure not recorded: %s", self.action, self.uuid, lost)
+            LOG.warning("%s of %s: failure not recorded: %s", self.action, self.uuid, lost)
 
     def _fail(self, reason: str, trace: str | None) -> None:
         """Where the table sends the instance, the fault, the event's Error: one call."""
