@@ -120,7 +120,9 @@ class ResizeMixin:
     ) -> None:
         """The scheduler's claim is the destination's; hand over to the source. A
         failure here is a pre-flight one: the guest is untouched, so the instance goes
-        back where it was (the row's failure), as Nova's does."""
+        back where it was (the row's failure) with the source claim, as Nova's
+        conductor puts back a resize no host could take (Nova's prep_resize would try
+        another host first, then ERROR; here the scheduler already chose and claimed)."""
         from saphira.rpc.rpcapi.compute import resize_migration
 
         migration = resize_migration(instance)
