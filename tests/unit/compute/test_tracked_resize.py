@@ -18,8 +18,10 @@ T = TaskState
 CLAIM_BACK = ["claim of vm-1 dropped", "claim to vm-1", "claim of mig-1 dropped"]
 
 
-def _moving(task: TaskState, *, agent: str, dest_host: str = "h2") -> World:
-    """vm-1 (ACTIVE on h1, node h1) resizing to node h2 of ``dest_host``; placement
+def _moving(
+    task: TaskState, *, agent: str, dest_host: str = "h2", vm_state: VmState = VmState.ACTIVE
+) -> World:
+    """vm-1 (on h1, node h1) resizing to node h2 of ``dest_host``; placement
     holds the source claim under the migration and the destination's under vm-1."""
     migration = {
         "uuid": "mig-1", "source_host": "h1", "source_node": "h1", "dest_host": dest_host,
@@ -27,7 +29,7 @@ def _moving(task: TaskState, *, agent: str, dest_host: str = "h2") -> World:
         "new_flavor": SMALL.to_primitive(),
     }  # fmt: skip
     sysmeta = {RESIZE_KEY: json.dumps(migration), OLD_VM_STATE_KEY: "active"}
-    w = world(VmState.ACTIVE, task, host=agent, system_metadata=sysmeta)
+    w = world(vm_state, task, host=agent, system_metadata=sysmeta)
     w.placement.held = {"mig-1": {"rp-h1": {"VCPU": 1}}, "vm-1": {"rp-h2": {"VCPU": 2}}}
     return w
 
@@ -99,8 +101,7 @@ def test_a_finished_resize_lands_and_closes_its_event_in_one_call() -> None:
 
 
 def test_a_failed_confirm_is_error_as_the_table_says() -> None:
-    w = _moving(T.RESIZE_CONFIRMING, agent="h1")
-    w.conductor.instance.vm_state = VmState.RESIZED
+    w = _moving(T.RESIZE_CONFIRMING, agent="h1", vm_state=VmState.RESIZED)
     w.guest("h1")
     w.drivers["h1"].faults.fail("confirm_migration", reason="source disk busy")
     w.manager.confirm_resize(CTXT, w.instance, _migration(w))
@@ -112,8 +113,7 @@ def test_a_failed_confirm_is_error_as_the_table_says() -> None:
 
 
 def test_a_failed_revert_is_error_and_goes_no_further() -> None:
-    w = _moving(T.RESIZE_REVERTING, agent="h2")
-    w.conductor.instance.vm_state = VmState.RESIZED
+    w = _moving(T.RESIZE_REVERTING, agent="h2", vm_state=VmState.RESIZED)
     w.drivers["h2"].faults.fail("destroy", reason="guest will not die")
     w.manager.revert_resize(CTXT, w.instance, _migration(w))
 
