@@ -5,12 +5,13 @@ report and the undos, newest first.
 placement claim, ports, a guest and its disks, a NIC) the action pushes how to
 take it back; ``unwind`` runs those undos in reverse order, and an undo that
 fails is logged while the others still run, so one stuck cleanup never leaks
-the rest. The build uses it alone (its three reports are its own,
-``compute/build.py``).
+the rest. The build uses the stack alone: its three conductor reports, which
+open and close its event, are its own (``compute/build.py``).
 
 ``TrackedAction`` is every other action the agent runs (the table's simple
-actions, delete, the resize hops, NIC attach and detach), and the only
-code of the agent that opens, closes or fails an action event:
+actions, delete, the resize hops, NIC attach and detach), and the only other
+code of the agent that opens, closes or fails an action event or writes a
+fault (``tests/unit/compute/test_tracked_shape.py`` keeps it so):
 
 * ``run`` opens the event, then does the work, which walks the table row's
   task_states (``advance``, ``walk``) and pushes undos (``done``);
