@@ -8,7 +8,8 @@ entry, then deletes the port (or unbinds the user's). A failure undoes what
 was done, in reverse: no port stays bound to a server without its NIC, and the
 cache never names a NIC the guest lacks.
 
-The API recorded the instance action; the agent adds its event. A server's
+The API recorded the instance action; the agent adds its event (each change is
+one ``tracked.TrackedAction``, which also undoes it on error). A server's
 NIC changes run one at a time, since the info cache is read, changed and
 written whole. Errors go back to the API as ``saphira.exception`` classes (the
 only ones that cross the bus as themselves) with Nova's status for them.
@@ -18,9 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
-import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira import exception
@@ -28,8 +27,10 @@ from saphira.compute import network_errors, vifs
 from saphira.compute.build import VifPlugging, wait_plugged
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents
 from saphira.compute.network import AUTO, Networking
+from saphira.compute.tracked import Failed, TrackedAction
 from saphira.context import RequestContext
 from saphira.domain.states import PowerState
+from saphira.domain.table import Action
 from saphira.objects import Instance, InstanceVIF
 from saphira.virt.errors import VirtError
 
@@ -90,65 +91,74 @@ class InterfaceMixin:
         requested_ip: str | None = None,
         tag: str | None = None,
     ) -> InstanceVIF:
-        with self._recorded(ctxt, instance.uuid, ATTACH), self.nic_locks(instance.uuid):
+        track = TrackedAction(
+            self.conductor, ctxt, instance, Action.ATTACH_INTERFACE, ATTACH, self.host
+        )
+        request: Any = AUTO
+        if port_id or network_id:
+            item = {"port": port_id} if port_id else {"uuid": network_id}
+            request = [{**item, "fixed_ip": requested_ip, "tag": tag}]
+
+        def work() -> InstanceVIF:
             current = self.conductor.instance_get(ctxt, instance.uuid)
             if port_id and any(vif.port_id == port_id for vif in current.network_info):
                 raise network_errors.PortInUse(port_id=port_id)
-            request: Any = AUTO
-            if port_id or network_id:
-                item = {"port": port_id} if port_id else {"uuid": network_id}
-                request = [{**item, "fixed_ip": requested_ip, "tag": tag}]
-            return self._attach(ctxt, current, request)
+            return self._attach(track, current, request)
+
+        with self.nic_locks(instance.uuid):
+            attached = track.run(work)
+        if isinstance(attached, Failed):
+            raise public(attached.error, instance.uuid, ATTACH) from attached.error
+        return attached
 
     def detach_interface(self, ctxt: RequestContext, instance: Instance, port_id: str) -> None:
         """A cast: a failure is the event's result and a log line, not a reply."""
-        try:
-            with self._recorded(ctxt, instance.uuid, DETACH), self.nic_locks(instance.uuid):
-                self._detach(ctxt, self.conductor.instance_get(ctxt, instance.uuid), port_id)
-        except exception.SaphiraError as error:
+        track = TrackedAction(
+            self.conductor, ctxt, instance, Action.DETACH_INTERFACE, DETACH, self.host
+        )
+
+        def work() -> None:
+            self._detach(track, self.conductor.instance_get(ctxt, instance.uuid), port_id)
+
+        with self.nic_locks(instance.uuid):
+            detached = track.run(work)
+        if isinstance(detached, Failed):
+            error = public(detached.error, instance.uuid, DETACH)
             LOG.warning("detach of port %s from %s failed: %s", port_id, instance.uuid,
                         error.message)  # fmt: skip
 
     # -- attach ---------------------------------------------------------------
-    def _attach(self, ctxt: RequestContext, instance: Instance, request: Any) -> InstanceVIF:
+    def _attach(self, track: TrackedAction, instance: Instance, request: Any) -> InstanceVIF:
         network = self._network()
-        ports = network.allocate(instance, request, ctxt)
+        ports = network.allocate(instance, request, track.ctxt)
+        track.done("ports", lambda: network.release(ports))
         if not ports.ports:
             raise exception.BadRequest(
                 "No specific network was requested and none are available for project "
                 f"'{instance.project_id}'."
             )
         (vif,) = ports.vifs()
-        driver = self.driver_for(instance)
-        plugged = False
-        try:
-            self._plug(driver, instance, vif)
-            plugged = True
-            cache = [*instance.network_info, vif]
-            self.conductor.instance_update(ctxt, instance.uuid, {"network_info": cache})
-        except BaseException:
-            if plugged:
-                self._quietly(driver.detach_interface, instance, vif)
-            network.release(ports)
-            raise
+        self._plug(track, self.driver_for(instance), instance, vif)
+        cache = [*instance.network_info, vif]
+        self.conductor.instance_update(track.ctxt, instance.uuid, {"network_info": cache})
         return vif
 
-    def _plug(self, driver: ComputeDriver, instance: Instance, vif: InstanceVIF) -> None:
-        """Attach, and wait for the port like a build does; undone if the wait fails."""
+    def _plug(
+        self, track: TrackedAction, driver: ComputeDriver, instance: Instance, vif: InstanceVIF
+    ) -> None:
+        """Attach, and wait for the port like a build does."""
         nic = vifs.driver_vif(vif)
-        if not self._waits(driver, instance, vif):
-            driver.attach_interface(instance, nic)
-            return
-        waiter = self.events.expect(instance.uuid, [(VIF_PLUGGED, vif.port_id)])
+        waiter = None
+        if self._waits(driver, instance, vif):
+            waiter = self.events.expect(instance.uuid, [(VIF_PLUGGED, vif.port_id)])
         try:
             driver.attach_interface(instance, nic)
-            try:
+            track.done("nic", lambda: driver.detach_interface(instance, nic))
+            if waiter is not None:
                 wait_plugged(waiter, self.plugging, self.host)
-            except BaseException:
-                self._quietly(driver.detach_interface, instance, vif)
-                raise
         finally:
-            waiter.close()
+            if waiter is not None:
+                waiter.close()
 
     def _waits(self, driver: ComputeDriver, instance: Instance, vif: InstanceVIF) -> bool:
         if not (driver.wants_vif_plugged_events and self.plugging.timeout and not vif.active):
@@ -156,31 +166,19 @@ class InterfaceMixin:
         return driver.get_info(instance).state in _RUNNING
 
     # -- detach ---------------------------------------------------------------
-    def _detach(self, ctxt: RequestContext, instance: Instance, port_id: str) -> None:
+    def _detach(self, track: TrackedAction, instance: Instance, port_id: str) -> None:
+        """NIC out of the guest, then the cache, then the port: a port given back is
+        never named by the cache, and a failure puts the NIC and the cache back."""
         gone = next((vif for vif in instance.network_info if vif.port_id == port_id), None)
         if gone is None:
             raise exception.NotFound(f"Port {port_id} is not attached")
-        network, driver = self._network(), self.driver_for(instance)
-        driver.detach_interface(instance, vifs.driver_vif(gone))
-        try:
-            self._forget(ctxt, instance, gone, network)
-        except BaseException:
-            self._quietly(driver.attach_interface, instance, gone)
-            raise
-
-    def _forget(
-        self, ctxt: RequestContext, instance: Instance, gone: InstanceVIF, network: Networking
-    ) -> None:
-        """Cache first, then the port: a port given back is never named by the cache."""
-        rest = [vif for vif in instance.network_info if vif.port_id != gone.port_id]
-        self.conductor.instance_update(ctxt, instance.uuid, {"network_info": rest})
-        try:
-            network.detach(gone)
-        except BaseException:
-            self.conductor.instance_update(
-                ctxt, instance.uuid, {"network_info": instance.network_info}
-            )
-            raise
+        network, driver, nic = self._network(), self.driver_for(instance), vifs.driver_vif(gone)
+        driver.detach_interface(instance, nic)
+        track.done("nic", lambda: driver.attach_interface(instance, nic))
+        rest = [vif for vif in instance.network_info if vif.port_id != port_id]
+        self._cache(track, instance.uuid, rest)
+        track.done("cache", lambda: self._cache(track, instance.uuid, instance.network_info))
+        network.detach(gone)
 
     # -- helpers ----------------------------------------------------------------
     def _network(self) -> Networking:
@@ -188,26 +186,5 @@ class InterfaceMixin:
             raise exception.BadRequest("No network service is configured for this cloud.")
         return self.network
 
-    def _quietly(
-        self, step: Callable[[Instance, Any], None], instance: Instance, vif: InstanceVIF
-    ) -> None:
-        """An undo: its failure is logged, the error that caused it goes up."""
-        try:
-            step(instance, vifs.driver_vif(vif))
-        except Exception:
-            LOG.exception("undoing the NIC of port %s on %s failed", vif.port_id, instance.uuid)
-
-    @contextmanager
-    def _recorded(self, ctxt: RequestContext, uuid: str, event: str) -> Iterator[None]:
-        """The action's event around the work; errors made fit for the API."""
-        self.conductor.action_event_start(ctxt, uuid, event, self.host)
-        try:
-            yield
-        except Exception as error:
-            reason = getattr(error, "message", None) or str(error)
-            LOG.info("%s of %s failed: %s", event, uuid, reason)
-            self.conductor.action_event_finish(
-                ctxt, uuid, event, "Error", details=reason, traceback=traceback.format_exc()
-            )
-            raise public(error, uuid, event) from error
-        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
+    def _cache(self, track: TrackedAction, uuid: str, nics: list[InstanceVIF]) -> None:
+        self.conductor.instance_update(track.ctxt, uuid, {"network_info": nics})

@@ -2,8 +2,9 @@
 
 Every action follows its transition-table row: the API has set the first
 task_state; the agent advances through the remaining steps, calls the
-driver, and finishes (or fails, with a fault) through the conductor. The
-agent never touches a database. The build is ``build.BuildMixin``, resize
+driver, and finishes (or fails, with a fault) through the conductor, each
+action as one ``tracked.TrackedAction`` (its event, its undos, one failure
+report). The agent never touches a database. The build is ``build.BuildMixin``, resize
 ``resize.ResizeMixin``, NIC attach and detach ``interfaces.InterfaceMixin``;
 every call that (re)defines a guest gets its NICs from the instance's info
 cache.
@@ -12,7 +13,6 @@ cache.
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -25,11 +25,12 @@ from saphira.compute.events import VIF_PLUGGED, InstanceEvents
 from saphira.compute.images import image_meta
 from saphira.compute.interfaces import InterfaceMixin, NicLocks
 from saphira.compute.network import Networking
+from saphira.compute.tracked import Failed, TrackedAction
 from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
-from saphira.objects import Instance, InstanceFault
+from saphira.objects import Instance
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.server import endpoint_target
@@ -74,28 +75,20 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
 
     # -- the table's simple actions ---------------------------------------------
     def _act(self, ctxt: RequestContext, instance: Instance, action: Action, work: Work) -> None:
-        """Advance through the row's steps, run ``work``, finish or fail."""
+        """Walk the row's steps, run ``work``, finish: one tracked action."""
         event = f"compute_{_EVENTS.get(action, str(action))}"
-        uuid = instance.uuid
-        self.conductor.action_event_start(ctxt, uuid, event, self.host)
+        track = TrackedAction(self.conductor, ctxt, instance, action, event, self.host)
         driver = self.driver_for(instance)
-        try:
-            for step in TABLE[action].steps[:-1]:
-                instance = self.conductor.instance_advance(ctxt, uuid, action, step)
-            work(driver, instance)
-        except exception.InstanceInvalidState as error:
-            LOG.info("%s of %s abandoned: %s", action, uuid, error.message)
-            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=error.message)
-            return
-        except Exception as error:
-            reason = getattr(error, "message", None) or str(error)
-            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
-            self.conductor.instance_fail(ctxt, uuid, action, fault, event=event)
-            return
-        updates: dict[str, Any] = {}
-        if TABLE[action].power is None:
-            updates["power_state"] = int(self._power(driver, instance))
-        self.conductor.instance_finish(ctxt, uuid, action, updates, event=event)
+
+        def steps() -> None:
+            current = track.walk()
+            work(driver, current)
+            updates: dict[str, Any] = {}
+            if TABLE[action].power is None:
+                updates["power_state"] = int(self._power(driver, current))
+            track.finish(updates)
+
+        track.run(steps)
 
     def _power(self, driver: ComputeDriver, instance: Instance) -> PowerState:
         try:
@@ -166,23 +159,17 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
         row (in that order: a failed destroy or port release leaves the instance in
         ERROR with its claim, never leaks)."""
         event = "compute_terminate_instance"
-        uuid = instance.uuid
-        try:
-            self.conductor.action_event_start(ctxt, uuid, event, self.host)
+        track = TrackedAction(self.conductor, ctxt, instance, Action.DELETE, event, self.host)
+        network = self.network
+
+        def steps() -> None:
             self.driver_for(instance).destroy(instance, network_info(instance))
-            if self.network is not None:
-                self.network.deallocate(instance)
-        except exception.InstanceNotFound:
-            return
-        except Exception as error:
-            reason = getattr(error, "message", None) or str(error)
-            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
-            self.conductor.instance_fail(ctxt, uuid, Action.DELETE, fault)
-            self.conductor.action_event_finish(ctxt, uuid, event, "Error", details=reason)
-            return
-        self.placement.delete_allocations(uuid)
-        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
-        self.conductor.instance_destroy(ctxt, uuid)
+            if network is not None:
+                network.deallocate(instance)
+            self.placement.delete_allocations(instance.uuid)
+
+        if not isinstance(track.run(steps), Failed):
+            self.conductor.instance_destroy(ctxt, instance.uuid)
 
     # -- consoles and events ------------------------------------------------------
     def get_console_output(

@@ -8,22 +8,21 @@ drops the migration's, revert gives it back to the instance."""
 from __future__ import annotations
 
 import logging
-import traceback
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from saphira.compute.images import image_meta
+from saphira.compute.network import Networking
+from saphira.compute.tracked import Failed, TrackedAction
 from saphira.compute.vifs import driver_vif, network_info
 from saphira.context import RequestContext
 from saphira.domain.states import TaskState
 from saphira.domain.table import Action, Event
-from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec, Selection
+from saphira.objects import Flavor, Instance, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
 from saphira.virt.types import Migration, NetworkInfo
 
 if TYPE_CHECKING:
     from saphira.clients.placement import PlacementClient
-    from saphira.compute.network import Networking
     from saphira.rpc.rpcapi.compute import ComputeAPI
     from saphira.rpc.rpcapi.conductor import ConductorAPI
     from saphira.virt.driver import ComputeDriver
@@ -61,43 +60,20 @@ class ResizeMixin:
     placement: PlacementClient
     network: Networking | None
 
-    def _hop(
-        self,
-        ctxt: RequestContext,
-        instance: Instance,
-        action: Action,
-        event: str,
-        work: Callable[[], None],
-        migration: dict[str, Any] | None = None,
-        *,
-        error_out: bool = False,
-    ) -> bool:
-        """One agent's part of a move, recorded as an action event; on failure the
-        source claim is given back (mid-resize), then the failed state, the fault and
-        the event's Error are one conductor call (one transaction).
+    def _move(
+        self, ctxt: RequestContext, instance: Instance, action: Action, event: str
+    ) -> TrackedAction:
+        """One agent's part of a move, as a tracked action with its event."""
+        return TrackedAction(self.conductor, ctxt, instance, action, event, self.host)
 
-        ``error_out``: the guest was already touched (disk moved, source powered
-        off), so the instance goes to ERROR as Nova's does, not back to ACTIVE.
-        """
-        uuid = instance.uuid
-        self.conductor.action_event_start(ctxt, uuid, event, self.host)
-        try:
-            work()
-        except Exception as error:
-            reason = getattr(error, "message", None) or str(error)
-            if migration is not None:
-                self._restore_source_claim(instance, migration)
-            fault = InstanceFault(uuid, 500, reason, traceback.format_exc(), self.host)
-            if error_out:
-                self.conductor.instance_event(
-                    ctxt, uuid, Event.MOVE_ERROR, instance.vm_state, fault=fault,
-                    failed_event=event,
-                )  # fmt: skip
-            else:
-                self.conductor.instance_fail(ctxt, uuid, action, fault, event=event)
-            return False
-        self.conductor.action_event_finish(ctxt, uuid, event, "Success")
-        return True
+    def _claimed(
+        self, ctxt: RequestContext, instance: Instance, event: str, migration: dict[str, Any]
+    ) -> TrackedAction:
+        """A resize hop while the destination holds the claim: a failure gives the
+        source its claim back."""
+        track = self._move(ctxt, instance, Action.RESIZE, event)
+        track.done("claim", lambda: self._restore_source_claim(instance, migration))
+        return track
 
     def _restore_source_claim(self, instance: Instance, migration: dict[str, Any]) -> None:
         """Drop the destination claim and give the migration's (source) one back."""
@@ -115,11 +91,20 @@ class ResizeMixin:
         except Exception:
             LOG.exception("could not give %s its source claim back", instance.uuid)
 
-    def _nics_here(self, ctxt: RequestContext, instance: Instance, came_from: str) -> NetworkInfo:
-        """The guest's NICs on this host; its ports bound here first if it came from another."""
-        if self.network is None or came_from == self.host or not instance.network_info:
+    def _nics_here(self, track: TrackedAction, instance: Instance, came_from: str) -> NetworkInfo:
+        """The guest's NICs on this host; its ports bound here first if it came from
+        another (undone by binding them back to ``came_from``)."""
+        network = self.network
+        if network is None or came_from == self.host or not instance.network_info:
             return network_info(instance)
-        moved = self.network.rebind(instance)
+        ctxt, before = track.ctxt, list(instance.network_info)
+
+        def back() -> None:
+            Networking(network.client, came_from).rebind(instance)
+            self.conductor.instance_update(ctxt, instance.uuid, {"network_info": before})
+
+        track.done("ports", back)
+        moved = network.rebind(instance)
         self.conductor.instance_update(ctxt, instance.uuid, {"network_info": moved})
         return tuple(driver_vif(vif) for vif in moved)
 
@@ -133,16 +118,21 @@ class ResizeMixin:
         selection: Selection,
         clean_shutdown: bool = True,
     ) -> None:
-        """The scheduler's claim is the destination's; hand over to the source."""
+        """The scheduler's claim is the destination's; hand over to the source. A
+        failure here is a pre-flight one: the guest is untouched, so the instance goes
+        back where it was (the row's failure) with the source claim, as Nova's
+        conductor puts back a resize no host could take (Nova's prep_resize would try
+        another host first, then ERROR; here the scheduler already chose and claimed)."""
         from saphira.rpc.rpcapi.compute import resize_migration
 
         migration = resize_migration(instance)
+        track = self._claimed(ctxt, instance, "compute_prep_resize", migration)
 
         def work() -> None:
             if self.host != migration["dest_host"]:
                 raise ValueError(f"prep_resize for {migration['dest_host']} reached {self.host}")
 
-        if self._hop(ctxt, instance, Action.RESIZE, "compute_prep_resize", work, migration):
+        if not isinstance(track.run(work), Failed):
             self.compute.resize_instance(
                 ctxt, instance, flavor, image, migration, clean_shutdown=clean_shutdown
             )
@@ -156,19 +146,20 @@ class ResizeMixin:
         migration: dict[str, Any],
         clean_shutdown: bool = True,
     ) -> None:
-        moved: list[Instance] = []
+        """Power the source off and move its disk; from the driver call on, a failure
+        is ERROR (the guest was touched), as Nova's _error_out_instance_on_exception."""
+        track = self._claimed(ctxt, instance, "compute_resize_instance", migration)
 
-        def work() -> None:
-            self.conductor.instance_advance(ctxt, instance.uuid, Action.RESIZE, T.RESIZE_PREP)
+        def work() -> Instance:
+            track.advance(T.RESIZE_PREP)
             driver = _node_driver(self, migration["source_node"])
+            track.failing_as(Event.MOVE_ERROR)
             driver.migrate_disk_and_power_off(instance, _migration(migration), flavor)
-            moved.append(self.conductor.instance_advance(
-                ctxt, instance.uuid, Action.RESIZE, T.RESIZE_MIGRATING
-            ))  # fmt: skip
+            return track.advance(T.RESIZE_MIGRATING)
 
-        event = "compute_resize_instance"
-        if self._hop(ctxt, instance, Action.RESIZE, event, work, migration, error_out=True):
-            self.compute.finish_resize(ctxt, moved[0], flavor, image, migration)
+        moved = track.run(work)
+        if not isinstance(moved, Failed):
+            self.compute.finish_resize(ctxt, moved, flavor, image, migration)
 
     def finish_resize(
         self,
@@ -178,67 +169,74 @@ class ResizeMixin:
         image: dict[str, Any],
         migration: dict[str, Any],
     ) -> None:
+        """The guest on the destination; a failure is ERROR with the source intact:
+        the destination's guest and its disks go, the ports go back to the source, and
+        so does the claim."""
+        track = self._claimed(ctxt, instance, "compute_finish_resize", migration)
+        track.failing_as(Event.MOVE_ERROR)
+
         def work() -> None:
-            self.conductor.instance_advance(ctxt, instance.uuid, Action.RESIZE, T.RESIZE_MIGRATED)
+            track.advance(T.RESIZE_MIGRATED)
             driver = _node_driver(self, migration["dest_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
-            nics = self._nics_here(ctxt, instance, migration["source_host"])
+            nics = self._nics_here(track, instance, migration["source_host"])
+            if migration["dest_node"] != migration["source_node"]:
+                track.done("guest", lambda: driver.destroy(instance, nics))
             driver.finish_migration(
                 instance, _migration(migration), image_meta(image, instance.image_ref),
                 nics, power_on,
             )  # fmt: skip
             power = driver.get_info(instance).state
-            self.conductor.instance_finish(
-                ctxt, instance.uuid, Action.RESIZE,
+            track.finish(
                 {"host": migration["dest_host"], "node": migration["dest_node"],
                  "flavor": flavor, "power_state": int(power)},
             )  # fmt: skip
 
-        event = "compute_finish_resize"
-        self._hop(ctxt, instance, Action.RESIZE, event, work, migration, error_out=True)
+        track.run(work)
 
     def confirm_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
+        track = self._move(ctxt, instance, Action.CONFIRM_RESIZE, "compute_confirm_resize")
+
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             driver.confirm_migration(instance, _migration(migration))
             self.placement.delete_allocations(migration["uuid"])
-            self.conductor.instance_finish(
-                ctxt, instance.uuid, Action.CONFIRM_RESIZE,
-                {"system_metadata": _without_resize(instance)},
-            )  # fmt: skip
+            track.finish({"system_metadata": _without_resize(instance)})
 
-        self._hop(ctxt, instance, Action.CONFIRM_RESIZE, "compute_confirm_resize", work)
+        track.run(work)
 
     def revert_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
+        track = self._move(ctxt, instance, Action.REVERT_RESIZE, "compute_revert_resize")
+
         def work() -> None:
             if migration["dest_node"] != migration["source_node"]:
                 _node_driver(self, migration["dest_node"]).destroy(instance, network_info(instance))
             self._restore_source_claim(instance, migration)
 
-        if self._hop(ctxt, instance, Action.REVERT_RESIZE, "compute_revert_resize", work):
+        if not isinstance(track.run(work), Failed):
             self.compute.finish_revert_resize(ctxt, instance, migration)
 
     def finish_revert_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
         move = _migration(migration)
+        event = "compute_finish_revert_resize"
+        track = self._move(ctxt, instance, Action.REVERT_RESIZE, event)
 
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             power_on = instance.system_metadata.get(OLD_VM_STATE_KEY) != "stopped"
-            nics = self._nics_here(ctxt, instance, migration["dest_host"])
+            nics = self._nics_here(track, instance, migration["dest_host"])
             driver.finish_revert_migration(instance, move, nics, power_on)
             power = driver.get_info(instance).state
-            self.conductor.instance_finish(
-                ctxt, instance.uuid, Action.REVERT_RESIZE,
+            track.finish(
                 {"host": migration["source_host"], "node": migration["source_node"],
                  "flavor": move.old_flavor, "power_state": int(power),
                  "system_metadata": _without_resize(instance)},
             )  # fmt: skip
 
-        event = "compute_finish_revert_resize"
-        self._hop(ctxt, instance, Action.REVERT_RESIZE, event, work)
+        track.run(work)

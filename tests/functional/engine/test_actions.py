@@ -160,3 +160,40 @@ def test_power_state_reconcile_sees_a_guest_powered_off_behind_our_back(plane: P
     assert guest.power_state is PowerState.SHUTDOWN
     shown = api.wait(server_id, "SHUTOFF")
     assert shown["OS-EXT-STS:power_state"] == int(PowerState.SHUTDOWN)
+
+
+def _events(api: Api, server_id: str, action: str) -> list[tuple[str, str]]:
+    return [(e["event"], e["result"]) for e in _last(api, server_id, action)["events"]]
+
+
+def test_a_failed_action_lands_where_the_table_says_with_one_error_event(plane: Plane) -> None:
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    plane.faults.fail("power_off", instances=[server_id], times=1, reason="button stuck")
+    assert api.action(server_id, {"os-stop": None}).status_code == 202
+    api.wait(server_id, "ACTIVE")  # a failed stop leaves the server as it was
+    assert _events(api, server_id, "stop") == [("compute_stop_instance", "Error")]
+    plane.faults.fail("reboot", instances=[server_id], times=1, reason="no power")
+    assert api.action(server_id, {"reboot": {"type": "HARD"}}).status_code == 202
+    failed = api.wait(server_id, "ERROR", user="admin")  # a failed hard reboot is ERROR
+    assert "no power" in failed["fault"]["message"]
+    assert _events(api, server_id, "reboot") == [("compute_reboot_instance", "Error")]
+
+
+def test_a_failed_delete_is_error_with_its_claim_and_a_second_delete_ends_it(
+    plane: Plane,
+) -> None:
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    plane.faults.fail("destroy", instances=[server_id], times=1, reason="guest will not die")
+    assert api.call("DELETE", f"/servers/{server_id}").status_code == 204
+    failed = api.wait(server_id, "ERROR", user="admin")
+    assert "guest will not die" in failed["fault"]["message"]
+    assert _events(api, server_id, "delete") == [("compute_terminate_instance", "Error")]
+    assert plane.allocations(server_id) == {"host-a": {"VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}}
+    assert api.call("DELETE", f"/servers/{server_id}").status_code == 204
+    api.wait_gone(server_id)
+    assert plane.allocations(server_id) == {}
+    assert server_id not in plane.drivers["host-a"].guests

@@ -72,6 +72,27 @@ def test_a_failed_resize_gives_the_source_claim_back(plane: Plane) -> None:
     assert ("compute_finish_resize", "Error") in _events(plane, server_id, "resize")
 
 
+def test_a_resize_failing_after_the_target_made_the_guest_leaves_nothing_there(
+    plane: Plane,
+) -> None:
+    """The target's guest and disks are undone with its claim: ERROR on the source."""
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    plane.add_host("host-b")
+    plane.faults.fail("get_info", hosts=["host-b"], instances=[server_id], times=1,
+                      reason="hypervisor lost it")  # fmt: skip
+    assert api.action(server_id, {"resize": {"flavorRef": "2"}}).status_code == 202
+    failed = api.wait(server_id, "ERROR", user="admin")
+    assert "hypervisor lost it" in failed["fault"]["message"]
+    assert failed["OS-EXT-SRV-ATTR:host"] == "host-a" and failed["flavor"]["id"] == "1"
+    assert server_id not in plane.drivers["host-b"].guests
+    assert server_id in plane.drivers["host-a"].guests
+    assert plane.allocations(server_id) == {"host-a": TINY}
+    assert plane.usages("host-b") == {"VCPU": 0, "MEMORY_MB": 0, "DISK_GB": 0}
+    assert ("compute_finish_resize", "Error") in _events(plane, server_id, "resize")
+
+
 def _events(plane: Plane, server_id: str, action: str) -> list[tuple[str, str]]:
     api = plane.api
     entry = next(a for a in api.actions(server_id) if a["action"] == action)
