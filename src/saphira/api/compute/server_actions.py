@@ -23,11 +23,11 @@ from saphira.api.compute.app import Call, min_version, route
 from saphira.api.compute.backend import ComputeHosts, HostCast
 from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
-from saphira.computesvc import actions, quota
+from saphira.computesvc import actions, consoles, quota
 from saphira.context import RequestContext
 from saphira.domain.table import Action
 from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
-from saphira.objects import Instance, RequestSpec
+from saphira.objects import ConsoleType, Instance, RequestSpec
 
 # body key -> (policy rule, table action, what the compute host is sent)
 _SIMPLE: dict[str, tuple[str, Action, HostCast]] = {
@@ -196,7 +196,7 @@ def _console_url(call: Call, found: server_lookup.Located) -> str:
     if found.cell is None or found.instance.vm_state != "active":
         raise Conflict(f"Instance {found.instance.uuid} is not ready")
     token = secrets.token_urlsafe(24)
-    return f"{call.state.conf.vnc.novncproxy_base_url}?path=%3Ftoken%3D{token}"
+    return f"{consoles.base_url(call.state.conf, ConsoleType.NOVNC)}?path=%3Ftoken%3D{token}"
 
 
 @min_version("2.6")
