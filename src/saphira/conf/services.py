@@ -51,6 +51,11 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
                 help="Address saphira-novncproxy listens on (saphira up: [DEFAULT] bind_host).",
             ),
             cfg.PortOpt("novncproxy_port", default=6080, help="Port of the noVNC proxy."),
+            cfg.StrOpt(
+                "novnc_web",
+                default="/usr/share/novnc",
+                help="The noVNC client files the proxy serves (Debian's novnc package).",
+            ),
         ],
     ),
     "glance": (
