@@ -287,8 +287,8 @@ class LibvirtDriver(ComputeDriver):
     def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
         """noVNC: the port the live domain's VNC graphics got (autoport), reached at
         ``[vnc] server_proxyclient_address`` as Nova does."""
-        if console_type is not ConsoleType.NOVNC:
-            raise ConsoleTypeUnavailable(console_type=console_type.value)
+        if console_type is not ConsoleType.NOVNC or self.settings.guest.vnc_listen is None:
+            raise ConsoleTypeUnavailable(console_type=console_type.value)  # [vnc] enabled off
         dom = self._domain(instance)
         graphics = from_xml(self._call(instance, dom.XMLDesc, 0)).graphics
         if graphics is None or not graphics.port or graphics.port < 0:
