@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 import sqlalchemy as sa
 
 from saphira.computesvc import consoles, lookup
+from saphira.conductor.databases import Databases
+from saphira.conductor.records import Records
 from saphira.conf import make_conf
-from saphira.db.cell import console_tokens
+from saphira.context import RequestContext
+from saphira.db.cell import console_tokens, models
 from saphira.db.cell.models import ConsoleAuthToken
+from saphira.domain.table import Action
 from saphira.exception import ConsoleTokenInvalid, ConsoleTypeUnavailable
 from saphira.objects import ConsoleEndpoint, ConsoleType
 from tests.unit.computesvc.conftest import Cloud
@@ -93,3 +98,49 @@ def test_the_base_url_is_the_option_or_the_proxy_at_my_ip() -> None:
     assert consoles.base_url(conf, ConsoleType.NOVNC) == BASE
     with pytest.raises(ConsoleTypeUnavailable):
         consoles.base_url(conf, ConsoleType.SERIAL)
+
+
+class _Conductor(Records):
+    """The conductor's agent-facing writes, on the test's databases."""
+
+    def __init__(self, cloud: Cloud) -> None:
+        conf = make_conf()
+        conf([])
+        conf.set_override("connection", str(cloud.directory.api_engine.url), "api_database")
+        self.dbs = Databases(conf)
+
+
+def test_the_conductor_drops_a_servers_tokens_when_it_is_deleted(cloud: Cloud) -> None:
+    token, uuid = _token(cloud)
+    kept, _ = _token(cloud)
+    conductor = _Conductor(cloud)
+    try:
+        conductor.instance_destroy(RequestContext(), uuid)
+    finally:
+        conductor.dbs.dispose()
+    with pytest.raises(ConsoleTokenInvalid):
+        consoles.validate(cloud.directory, token)
+    assert consoles.validate(cloud.directory, kept).port == 5901
+
+
+def test_the_conductor_drops_a_servers_tokens_when_a_resize_is_confirmed(cloud: Cloud) -> None:
+    token, uuid = _token(cloud)
+    with cloud.directory.cell(cloud.cell_url) as session:
+        table = models.Instance  # straight to RESIZED: the resize itself is not the point
+        session.execute(
+            sa.update(table)
+            .where(table.uuid == uuid)
+            .values(
+                vm_state="resized",
+                task_state="resize_confirming",
+                system_metadata=json.dumps({"old_vm_state": "active"}),
+            )
+        )
+    conductor = _Conductor(cloud)
+    try:
+        conductor.instance_finish(RequestContext(), uuid, Action.CONFIRM_RESIZE)
+    finally:
+        conductor.dbs.dispose()
+    assert cloud.row(uuid).vm_state == "active"
+    with pytest.raises(ConsoleTokenInvalid):
+        consoles.validate(cloud.directory, token)
