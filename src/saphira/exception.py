@@ -202,3 +202,21 @@ class ImageUnacceptable(BadRequest):
     hypervisor cannot boot, bytes that do not match their checksum (Nova's name)."""
 
     msg_fmt = "Image %(image_id)s is unacceptable: %(reason)s"
+
+
+class ConsoleTypeUnavailable(BadRequest):
+    """The guest's driver or the API has no console of this type (Nova's 400)."""
+
+    msg_fmt = "Unavailable console type %(console_type)s."
+
+
+class ConsoleNotAvailable(Conflict):
+    """The guest has no console of that type running now (not started, no graphics)."""
+
+    msg_fmt = "Guest does not have a console available."
+
+
+class ConsoleTokenInvalid(NotFound):
+    """No live console token has this value (unknown, expired or its server gone)."""
+
+    msg_fmt = "The token '%(token)s' is invalid or has expired"

@@ -11,6 +11,7 @@ import requests
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.api.wsgi.front import FrontServer
 from saphira.exception import ServiceError
 from saphira.service.registry import ServiceSpec, listen_port
 from saphira.service.runner import Runner
@@ -84,8 +85,9 @@ def test_busy_port_names_the_service_and_starts_nothing(conf: cfg.ConfigOpts) ->
 
 def test_a_service_that_dies_stops_the_cloud_with_its_name(runner: Runner) -> None:
     runner.start()
-    served = runner._served[0]
-    served.server.interrupt = RuntimeError("boom")  # what cheroot does when a worker dies
+    server = runner._served[0].server
+    assert isinstance(server, FrontServer)
+    server.interrupt = RuntimeError("boom")  # what cheroot does when a worker dies
     with pytest.raises(ServiceError, match=r"one-type \(one\) failed"):
         runner.wait(poll=0.05)
 

@@ -30,7 +30,7 @@ from saphira.compute.vifs import network_info
 from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from saphira.domain.table import TABLE, Action
-from saphira.objects import Instance
+from saphira.objects import ConsoleEndpoint, ConsoleType, Instance
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.server import endpoint_target
@@ -181,10 +181,21 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
         lines = output.splitlines(keepends=True)
         return "".join(lines[-tail_length:]) if tail_length > 0 else ""
 
+    def get_console_endpoint(
+        self, ctxt: RequestContext, instance: Instance, console_type: str
+    ) -> ConsoleEndpoint:
+        """Where the console proxy connects for the guest's console (RPC 1.4)."""
+        try:
+            kind = ConsoleType(console_type)
+        except ValueError:
+            raise exception.ConsoleTypeUnavailable(console_type=console_type) from None
+        return self.driver_for(instance).get_console(instance, kind)
+
     def get_vnc_console(
         self, ctxt: RequestContext, instance: Instance, console_type: str
     ) -> dict[str, Any]:
-        console = self.driver_for(instance).get_vnc_console(instance)
+        """The 1.0-1.3 form of get_console_endpoint, for callers not yet upgraded."""
+        console = self.get_console_endpoint(ctxt, instance, console_type)
         return {
             "host": console.host, "port": console.port,
             "internal_access_path": console.internal_access_path,

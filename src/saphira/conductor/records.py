@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 from saphira.conductor.databases import Databases
 from saphira.context import RequestContext
 from saphira.db.api.models import InstanceGroupMember, InstanceMapping
-from saphira.db.cell import actions, instances, services
+from saphira.db.cell import actions, console_tokens, instances, services
 from saphira.db.cell.instances import InstanceFilters
 from saphira.domain import transitions
 from saphira.domain.states import PowerState, TaskState, VmState
@@ -23,6 +23,8 @@ from saphira.exception import InstanceInvalidState
 from saphira.objects import ComputeNode, Flavor, Instance, InstanceFault, Service
 
 COMPUTE_BINARY = "nova-compute"
+# Finishing these ends the guest's consoles where they were (Nova deletes the tokens).
+_CONSOLE_ENDS = (Action.CONFIRM_RESIZE, Action.REVERT_RESIZE)
 
 
 def column_updates(updates: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +93,8 @@ class Records:
             instances.apply(session, instance_uuid, move, method=action, **values)
             if event is not None:
                 actions.event_finish(session, instance_uuid, ctxt.request_id, event, "Success")
+            if "host" in values or action in _CONSOLE_ENDS:  # the guest moved: old consoles
+                console_tokens.delete_for_instance(session, instance_uuid)
             return _update(session, instance_uuid, rest)
 
     def instance_fail(
@@ -141,6 +145,7 @@ class Records:
             move = transitions.system(Event.DESTROY, current.vm_state, instance_uuid=instance_uuid)
             instances.apply(session, instance_uuid, move, method=Event.DESTROY)
             instances.soft_delete(session, instance_uuid)
+            console_tokens.delete_for_instance(session, instance_uuid)
         with self.dbs.api() as api:
             api.execute(
                 sa.update(InstanceMapping)

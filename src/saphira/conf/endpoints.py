@@ -34,6 +34,16 @@ ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("glance", "image", 9292, "", "Image", ("image_api", "bind_port")),
     Endpoint("neutron", "network", 9696, "", "Network"),
     Endpoint("placement", "placement", 8778, "", "Placement", ("placement_api", "port")),
+    # Not an API: the noVNC console proxy, whose URLs the compute API hands out.
+    Endpoint(
+        "nova-novncproxy",
+        "novnc",
+        6080,
+        "/vnc_auto.html",
+        "noVNC console proxy",
+        ("vnc", "novncproxy_port"),
+        in_catalog=False,
+    ),
 )
 
 
@@ -62,6 +72,11 @@ def public_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
     """The catalog URL: reachable at my_ip, whatever address the server binds."""
     host = _host_for_url(conf.my_ip)
     return f"{scheme(conf)}://{host}:{listen_port(conf, endpoint)}{endpoint.path}"
+
+
+def console_base_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
+    """A console proxy's URL at my_ip; plain http (the proxies serve no TLS yet)."""
+    return f"http://{_host_for_url(conf.my_ip)}:{listen_port(conf, endpoint)}{endpoint.path}"
 
 
 def bind_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:

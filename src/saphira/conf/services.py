@@ -42,10 +42,20 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
             ),
             cfg.URIOpt(
                 "novncproxy_base_url",
-                default="http://127.0.0.1:6080/vnc_auto.html",
-                help="URL users open for a noVNC console.",
+                help="URL users open for a noVNC console; unset, "
+                "http://[DEFAULT] my_ip:novncproxy_port (+ port_offset)/vnc_auto.html.",
+            ),
+            cfg.HostAddressOpt(
+                "novncproxy_host",
+                default="0.0.0.0",
+                help="Address saphira-novncproxy listens on (saphira up: [DEFAULT] bind_host).",
             ),
             cfg.PortOpt("novncproxy_port", default=6080, help="Port of the noVNC proxy."),
+            cfg.StrOpt(
+                "novnc_web",
+                default="/usr/share/novnc",
+                help="The noVNC client files the proxy serves (Debian's novnc package).",
+            ),
         ],
     ),
     "glance": (

@@ -15,6 +15,7 @@ from saphira.objects.build_order import (
     NetworkRequest,
 )
 from saphira.objects.compute_node import ComputeNode
+from saphira.objects.console import ConsoleEndpoint, ConsoleType
 from saphira.objects.fault import InstanceFault
 from saphira.objects.flavor import Flavor
 from saphira.objects.instance import Instance
@@ -40,6 +41,8 @@ __all__ = [
     "BuildImage",
     "BuildOrder",
     "ComputeNode",
+    "ConsoleEndpoint",
+    "ConsoleType",
     "DhcpHost",
     "DhcpNetwork",
     "DhcpSubnet",

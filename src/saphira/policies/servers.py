@@ -42,6 +42,7 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("os-suspend-server:resume", MEMBER_OR_ADMIN, "POST", _ACTION),
     ("os-console-output", MEMBER_OR_ADMIN, "POST", _ACTION),
     ("os-remote-consoles", MEMBER_OR_ADMIN, "POST", f"{_S}/remote-consoles"),
+    ("os-console-auth-tokens", ADMIN, "GET", "/os-console-auth-tokens/{console_token}"),
     ("os-instance-actions:events", ADMIN, "GET", f"{_S}/os-instance-actions/{{request_id}}"),
     ("os-server-external-events:create", ADMIN, "POST", "/os-server-external-events"),
     ("ips:index", READER_OR_ADMIN, "GET", f"{_S}/ips"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from oslo_config import cfg
 
@@ -22,9 +22,23 @@ if TYPE_CHECKING:
 AppFactory = Callable[[cfg.ConfigOpts], "WSGIApplication"]
 
 
+class Listener(Protocol):
+    """A server that is not a WSGI app (a console proxy): bind, serve, stop."""
+
+    def prepare(self) -> None: ...
+
+    def serve(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+ListenerFactory = Callable[[cfg.ConfigOpts, tuple[str, int]], Listener]
+
+
 @dataclasses.dataclass(frozen=True)
 class ServiceSpec(Endpoint):
     factory: AppFactory | None = None
+    listener: ListenerFactory | None = None  # served by its own server, not cheroot
 
     @property
     def served(self) -> bool:
@@ -71,6 +85,14 @@ def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf)
 
 
+def _novnc_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> Listener:
+    from saphira.consoleproxy.service import novnc_proxy
+
+    return novnc_proxy(conf, address)
+
+
+_LISTENERS: dict[str, ListenerFactory] = {"novnc": _novnc_proxy}
+
 _FACTORIES: dict[str, AppFactory] = {
     "image": _image_app,
     "identity": _identity_app,
@@ -82,7 +104,8 @@ _FACTORIES: dict[str, AppFactory] = {
 
 def _spec(endpoint: Endpoint) -> ServiceSpec:
     fields = {f.name: getattr(endpoint, f.name) for f in dataclasses.fields(endpoint)}
-    return ServiceSpec(**fields, factory=_FACTORIES.get(endpoint.catalog_type))
+    kind = endpoint.catalog_type
+    return ServiceSpec(**fields, factory=_FACTORIES.get(kind), listener=_LISTENERS.get(kind))
 
 
 SERVICES: tuple[ServiceSpec, ...] = tuple(_spec(endpoint) for endpoint in ENDPOINTS)
@@ -94,6 +117,11 @@ def by_type(catalog_type: str) -> ServiceSpec:
 
 def served(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
     return [spec for spec in specs if spec.served]
+
+
+def proxies(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
+    """The console proxies ``saphira up`` runs beside the APIs (saphira-api does not)."""
+    return [spec for spec in specs if spec.listener is not None]
 
 
 def catalog(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
@@ -108,6 +136,7 @@ __all__ = [
     "by_type",
     "catalog",
     "listen_port",
+    "proxies",
     "public_url",
     "served",
 ]

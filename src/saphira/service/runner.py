@@ -18,7 +18,7 @@ from oslo_config import cfg
 
 from saphira.api.wsgi.front import FrontServer, limits_from_conf, tls_adapter
 from saphira.exception import ServiceError
-from saphira.service.registry import ServiceSpec, listen_port
+from saphira.service.registry import Listener, ServiceSpec, listen_port
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -67,7 +67,7 @@ class _Served:
     spec: ServiceSpec
     host: str
     port: int
-    server: _Server
+    server: Listener  # cheroot's server, or a proxy's own
     thread: threading.Thread | None = None
 
 
@@ -109,7 +109,8 @@ class Runner:
 
     def _prepare(self, spec: ServiceSpec) -> _Served:
         host, port = self.conf.bind_host, listen_port(self.conf, spec)
-        where = _where(spec, host, port)
+        if spec.listener is not None:
+            return self._prepared(spec, host, port, spec.listener(self.conf, (host, port)))
         assert spec.factory is not None, f"{spec.name} is not served"
         app: WSGIApplication = spec.factory(self.conf)
         server = _Server(
@@ -122,6 +123,10 @@ class Runner:
             limits=limits_from_conf(self.conf),
         )
         server.ssl_adapter = tls_adapter(self.conf)
+        return self._prepared(spec, host, port, server)
+
+    def _prepared(self, spec: ServiceSpec, host: str, port: int, server: Listener) -> _Served:
+        where = _where(spec, host, port)
         try:
             _probe(host, port)
             server.prepare()

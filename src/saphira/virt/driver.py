@@ -16,7 +16,8 @@ from typing import ClassVar, Self
 
 from oslo_config import cfg
 
-from saphira.objects import Flavor, Instance
+from saphira.exception import ConsoleTypeUnavailable
+from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt.types import (
     VIF,
     BlockDeviceInfo,
@@ -31,7 +32,6 @@ from saphira.virt.types import (
     RebootType,
     SnapshotUpload,
     VifPlugWait,
-    VncConsole,
 )
 
 
@@ -136,8 +136,11 @@ class ComputeDriver(abc.ABC):
     @abc.abstractmethod
     def get_console_output(self, instance: Instance) -> str: ...
 
-    def get_vnc_console(self, instance: Instance) -> VncConsole:
-        raise NotImplementedError
+    def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
+        """Where the proxy reaches ``instance``'s console of ``console_type``: the
+        guest's own VNC (SPICE, serial) server. ConsoleTypeUnavailable when this
+        driver has no such console; ConsoleNotAvailable when the guest has none now."""
+        raise ConsoleTypeUnavailable(console_type=console_type.value)
 
     # -- resize (migrate_disk_and_power_off on the source, finish_migration on
     # the destination, then confirm on the source or revert on both) ----------

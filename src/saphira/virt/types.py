@@ -95,13 +95,6 @@ class Migration:
     new_flavor: Flavor
 
 
-@dataclasses.dataclass(frozen=True)
-class VncConsole:
-    host: str
-    port: int
-    internal_access_path: str | None = None
-
-
 class LifecycleTransition(enum.StrEnum):
     STARTED = "started"
     STOPPED = "stopped"

@@ -30,7 +30,14 @@ from saphira.domain import transitions as tr
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import Action
 from saphira.exception import BadRequest
-from saphira.objects import BuildOrder, Instance, InstanceVIF, RequestSpec
+from saphira.objects import (
+    BuildOrder,
+    ConsoleEndpoint,
+    ConsoleType,
+    Instance,
+    InstanceVIF,
+    RequestSpec,
+)
 from saphira.objects import Flavor as FlavorObject
 from tests.wsgi import Client, JsonResponse
 
@@ -107,6 +114,12 @@ class RecordedHosts:
     ) -> str:
         self._send(instance, "get_console_output", tail_length=tail_length)
         return "console line 1\nconsole line 2\n"
+
+    def get_console_endpoint(
+        self, ctxt: RequestContext, instance: Instance, console_type: ConsoleType
+    ) -> ConsoleEndpoint:
+        self._send(instance, "get_console_endpoint", console_type=console_type)
+        return ConsoleEndpoint("127.0.0.1", 5900)
 
     def attach_interface(
         self,

@@ -151,6 +151,7 @@ COMPUTE: dict[tuple[str, str], Profile] = {
     ("DELETE", _S): PROJECT_WRITE,
     ("POST", f"{_S}/action"): PROJECT_WRITE,
     ("POST", f"{_S}/remote-consoles"): PROJECT_WRITE,
+    ("GET", "/v2.1/os-console-auth-tokens/<token>"): ADMIN_ONLY,
     ("GET", f"{_S}/metadata"): PROJECT_READ,
     ("POST", f"{_S}/metadata"): PROJECT_WRITE,
     ("PUT", f"{_S}/metadata"): PROJECT_WRITE,

@@ -186,6 +186,9 @@ COMPUTE: dict[tuple[str, str], Spec] = {
     ("POST", f"{_S}/action"): Spec(body=lambda w: {"os-getConsoleOutput": {"length": 1}}),
     ("POST", f"{_S}/remote-consoles"): Spec(
         body=lambda w: {"remote_console": {"protocol": "vnc", "type": "novnc"}}),
+    # Any string is a token's shape; no console was opened, so the admin gets 404.
+    ("GET", "/v2.1/os-console-auth-tokens/<token>"): Spec(
+        params={"token": "server_id"}, version="2.31", absent=True),
     ("POST", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": unique("v")}}),
     ("PUT", f"{_S}/metadata"): Spec(body=lambda w: {"metadata": {"k1": unique("v")}}),
     ("PUT", f"{_S}/metadata/<key>"): Spec(body=lambda w: {"meta": {"k1": unique("v")}}),

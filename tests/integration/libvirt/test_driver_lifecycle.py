@@ -17,7 +17,7 @@ import pytest
 from saphira.domain.states import PowerState
 from saphira.exception import ImageNotFound
 from saphira.guest_image import BOOTED, POWER_OFF, GuestImage
-from saphira.objects import Instance
+from saphira.objects import ConsoleType, Instance
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.domain import GuestSettings
@@ -238,5 +238,5 @@ def test_list_instances_sees_only_this_drivers_guests(
 def test_console_output_and_vnc(driver: LibvirtDriver, server: Instance) -> None:
     wait_count(driver, server, BOOTED, 1)
     assert BOOTED in driver.get_console_output(server)
-    console = driver.get_vnc_console(server)
+    console = driver.get_console(server, ConsoleType.NOVNC)
     assert console.host == "127.0.0.1" and console.port >= 5900

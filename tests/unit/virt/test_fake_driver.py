@@ -11,7 +11,7 @@ import pytest
 from saphira import conf as saphira_conf
 from saphira.domain.states import PowerState
 from saphira.exception import ConfigError
-from saphira.objects import Flavor, Instance
+from saphira.objects import ConsoleType, Flavor, Instance
 from saphira.virt import loader
 from saphira.virt.errors import GuestNotFound, InjectedFault, VirtError
 from saphira.virt.fake import FakeDriver, FaultInjector
@@ -93,7 +93,8 @@ def test_console_rebuild_and_snapshot() -> None:
     uploads: list[ImageData] = []
     driver.snapshot(inst, "snap-1", uploads.append)
     assert b"".join(uploads[0].chunks).startswith(b"fake disk of u-1 from img-2")
-    assert driver.get_vnc_console(inst).port == 5900
+    assert driver.get_console(inst, ConsoleType.NOVNC).host == "127.0.0.1"
+    driver.destroy(inst, ())
 
 
 def test_resize_between_hosts_then_confirm_or_revert() -> None:

@@ -17,6 +17,7 @@ from saphira.api import auth
 from saphira.api.compute import (
     aggregates,
     availability_zones,
+    consoles,
     flavor_extras,
     flavors,
     hypervisors,
@@ -73,6 +74,7 @@ def routes() -> list[Rule]:
         *aggregates.routes(),
         *servers.routes(),
         *server_actions.routes(),
+        *consoles.routes(),
         *server_metadata.routes(),
         *server_ips.routes(),
         *server_interfaces.routes(),

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from oslo_config import cfg
 
 from saphira.context import RequestContext
-from saphira.objects import BuildOrder, Flavor, Instance, InstanceVIF, RequestSpec
+from saphira.objects import (
+    BuildOrder,
+    ConsoleEndpoint,
+    ConsoleType,
+    Flavor,
+    Instance,
+    InstanceVIF,
+    RequestSpec,
+)
 
 if TYPE_CHECKING:  # the stubs (and oslo.messaging) load on first use
     from saphira.rpc.rpcapi.compute import ComputeAPI
@@ -70,6 +78,10 @@ class ComputeHosts(Protocol):
     def get_console_output(
         self, ctxt: RequestContext, instance: Instance, tail_length: int | None = None
     ) -> str: ...
+
+    def get_console_endpoint(
+        self, ctxt: RequestContext, instance: Instance, console_type: ConsoleType
+    ) -> ConsoleEndpoint: ...
 
     def attach_interface(
         self,

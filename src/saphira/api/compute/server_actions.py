@@ -16,10 +16,10 @@ from typing import Any
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
-from saphira.api.compute import server_create, server_lookup, server_schemas
+from saphira.api.compute import consoles, server_create, server_lookup, server_schemas
 from saphira.api.compute import server_security_groups as groups
 from saphira.api.compute import server_views as views
-from saphira.api.compute.app import Call, min_version, route
+from saphira.api.compute.app import Call, route
 from saphira.api.compute.backend import ComputeHosts, HostCast
 from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response
@@ -185,35 +185,11 @@ def _console_output(call: Call, server_id: str, _key: str, body: Any) -> Respons
     return json_response({"output": str(output)})
 
 
-def _vnc_legacy(call: Call, server_id: str, _key: str, body: Any) -> Response:
-    found = _placed(call, server_id, "os-remote-consoles")
-    kind = (body or {}).get("type", "novnc")
-    return json_response({"console": {"type": kind, "url": _console_url(call, found)}})
-
-
-def _console_url(call: Call, found: server_lookup.Located) -> str:
-    """A noVNC URL with a token (the console proxy comes later: this is its seam)."""
-    if found.cell is None or found.instance.vm_state != "active":
-        raise Conflict(f"Instance {found.instance.uuid} is not ready")
-    token = secrets.token_urlsafe(24)
-    return f"{call.state.conf.vnc.novncproxy_base_url}?path=%3Ftoken%3D{token}"
-
-
-@min_version("2.6")
-def remote_console(call: Call, server_id: str) -> Response:
-    body = call.body({"type": "object", "required": ["remote_console"]})["remote_console"]
-    if body.get("protocol") != "vnc" or body.get("type") != "novnc":
-        raise BadRequest("Unavailable console type: only protocol vnc with type novnc.")
-    found = _placed(call, server_id, "os-remote-consoles")
-    url = _console_url(call, found)
-    return json_response({"remote_console": {"protocol": "vnc", "type": "novnc", "url": url}})
-
-
 Handler = Callable[[Call, str, str, Any], Response]
 _HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple), "reboot": _reboot, "lock": _lock, "unlock": _lock,
     "rebuild": _rebuild, "resize": _resize, "createImage": _create_image,
-    "os-getConsoleOutput": _console_output, "os-getVNCConsole": _vnc_legacy,
+    "os-getConsoleOutput": _console_output, "os-getVNCConsole": consoles.vnc_action,
     "addSecurityGroup": groups.add, "removeSecurityGroup": groups.remove,
 }  # fmt: skip
 
@@ -230,5 +206,4 @@ def action(call: Call, server_id: str) -> Response:
 def routes() -> list[Rule]:
     return [
         *route("/servers/<server_id>/action", ["POST"], action),
-        *route("/servers/<server_id>/remote-consoles", ["POST"], remote_console),
     ]

@@ -2,7 +2,7 @@
 
 Host discovery's services and compute_nodes (cell_0001), then instances and
 what hangs off them (cell_0002): faults, actions and their events, metadata,
-tags and the network info cache.
+tags and the network info cache; console tokens (cell_0003).
 Rows are soft-deleted as in Nova: ``deleted`` holds 0 while live and the row's
 id once deleted, so a host can re-register under the same name while unique
 constraints still hold.
@@ -212,3 +212,29 @@ class InstanceInfoCache(SoftDeleteMixin, Base):
     id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
     instance_uuid: Mapped[str] = mapped_column(UUID, sa.ForeignKey("instances.uuid"), unique=True)
     network_info: Mapped[str] = mapped_column(LONG_TEXT, default="[]")
+
+
+class ConsoleAuthToken(Base):
+    """One console token (cell_0003): only its SHA-256 is kept, as Nova keeps it.
+
+    ``expires`` is seconds since the epoch (Nova's integer column), so the
+    purge and the lookup compare integers on every engine.
+    """
+
+    __tablename__ = "console_auth_tokens"
+    __table_args__ = (
+        sa.UniqueConstraint("token_hash", name="uniq_console_auth_tokens0token_hash"),
+        sa.Index("console_auth_tokens_instance_uuid_idx", "instance_uuid"),
+        sa.Index("console_auth_tokens_host_expires_idx", "host", "expires"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    created_at: Mapped[dt.datetime | None] = mapped_column(default=_now)
+    token_hash: Mapped[str] = mapped_column(sa.String(255))
+    console_type: Mapped[str] = mapped_column(sa.String(255))
+    host: Mapped[str] = mapped_column(sa.String(255))
+    port: Mapped[int]
+    internal_access_path: Mapped[str | None] = mapped_column(sa.String(255))
+    instance_uuid: Mapped[str] = mapped_column(UUID)
+    access_url_base: Mapped[str | None] = mapped_column(sa.String(255))
+    expires: Mapped[int]

@@ -19,6 +19,8 @@ Version history:
 * 1.2 - attach_interface (call) and detach_interface (cast): os-interface.
 * 1.3 - build_and_run_instance(instance, node, order): one BuildOrder instead
   of the image, spec, host list, admin password, networks and tried hosts.
+* 1.4 - get_console_endpoint(instance, console_type): a typed ConsoleEndpoint for
+  any console type, instead of get_vnc_console's dict (still served for 1.0-1.3).
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ import json
 from typing import Any
 
 from saphira.context import RequestContext
-from saphira.objects import BuildOrder, Flavor, Instance, InstanceVIF, RequestSpec, Selection
+from saphira.objects import (
+    BuildOrder,
+    ConsoleEndpoint,
+    ConsoleType,
+    Flavor,
+    Instance,
+    InstanceVIF,
+    RequestSpec,
+    Selection,
+)
 from saphira.rpc.client import RPCAPI
 
 RESIZE_KEY = "resize_migration"
@@ -41,7 +52,7 @@ def resize_migration(instance: Instance) -> dict[str, Any]:
 
 class ComputeAPI(RPCAPI):
     TOPIC = "compute"
-    RPC_API_VERSION = "1.3"
+    RPC_API_VERSION = "1.4"
 
     # -- build / delete -----------------------------------------------------
     def build_and_run_instance(
@@ -207,15 +218,16 @@ class ComputeAPI(RPCAPI):
             )
         )  # fmt: skip
 
-    def get_vnc_console(
-        self, ctxt: RequestContext, instance: Instance, console_type: str
-    ) -> dict[str, Any]:
-        """{"host", "port", "internal_access_path", "url"} for ``console_type`` "novnc"."""
-        result = self.call(
-            ctxt, "get_vnc_console", server=_host(instance), instance=instance,
-            console_type=console_type,
+    def get_console_endpoint(
+        self, ctxt: RequestContext, instance: Instance, console_type: ConsoleType
+    ) -> ConsoleEndpoint:
+        """Where the guest's console of ``console_type`` listens, for the proxy; 1.4.
+        ConsoleTypeUnavailable (400) or ConsoleNotAvailable (409) from the host."""
+        result: ConsoleEndpoint = self.call(
+            ctxt, "get_console_endpoint", version="1.4", server=_host(instance),
+            instance=instance, console_type=console_type.value,
         )  # fmt: skip
-        return dict(result)
+        return result
 
     # -- NICs (os-interface) -------------------------------------------------
     def attach_interface(

@@ -15,11 +15,13 @@ from typing import Self
 from oslo_config import cfg
 
 from saphira.domain.states import PowerState
-from saphira.objects import Flavor, Instance
+from saphira.exception import ConsoleTypeUnavailable
+from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.fake.faults import FaultInjector
 from saphira.virt.fake.guests import FakeGuest
+from saphira.virt.fake.rfb import RfbServer
 from saphira.virt.types import (
     VIF,
     BlockDeviceInfo,
@@ -33,7 +35,6 @@ from saphira.virt.types import (
     RebootType,
     SnapshotUpload,
     VifPlugWait,
-    VncConsole,
 )
 
 _T = LifecycleTransition
@@ -57,6 +58,7 @@ class FakeDriver(ComputeDriver):
         self.faults = faults if faults is not None else FaultInjector()
         self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
         self.guests: dict[str, FakeGuest] = {}
+        self._vnc: dict[str, RfbServer] = {}  # uuid -> the guest's VNC server, once asked
         self._lock = threading.Lock()
         self.started = False
 
@@ -142,6 +144,7 @@ class FakeDriver(ComputeDriver):
 
     def destroy(self, instance: Instance, network_info: NetworkInfo) -> None:
         self._step("destroy", instance)
+        self._drop_console(instance.uuid)
         with self._lock:
             gone = self.guests.pop(instance.uuid, None)
         if gone is not None and gone.power_state is not PowerState.SHUTDOWN:
@@ -194,9 +197,22 @@ class FakeDriver(ComputeDriver):
     def get_console_output(self, instance: Instance) -> str:
         return "".join(line + "\n" for line in self._guest(instance).console)
 
-    def get_vnc_console(self, instance: Instance) -> VncConsole:
-        self._guest(instance)
-        return VncConsole(self.host, 5900 + sorted(self.guests).index(instance.uuid))
+    def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
+        """noVNC: the guest's own minimal RFB server on 127.0.0.1, started on first use."""
+        if console_type is not ConsoleType.NOVNC:
+            raise ConsoleTypeUnavailable(console_type=console_type.value)
+        guest = self._guest(instance)
+        with self._lock:
+            server = self._vnc.get(guest.uuid)
+            if server is None:
+                server = self._vnc[guest.uuid] = RfbServer(guest.name)
+        return ConsoleEndpoint("127.0.0.1", server.port)
+
+    def _drop_console(self, uuid: str) -> None:
+        with self._lock:
+            server = self._vnc.pop(uuid, None)
+        if server is not None:
+            server.stop()
 
     # -- resize ---------------------------------------------------------------
     def migrate_disk_and_power_off(
@@ -234,6 +250,7 @@ class FakeDriver(ComputeDriver):
         """On the source: drop the old guest (same host: it is the resized one)."""
         self._step("confirm_migration", instance)
         if migration.source_node != migration.dest_node:
+            self._drop_console(instance.uuid)
             with self._lock:
                 self.guests.pop(instance.uuid, None)
 

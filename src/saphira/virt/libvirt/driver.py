@@ -23,7 +23,8 @@ from saphira.clients.endpoints import image_url
 from saphira.clients.identity import PasswordToken
 from saphira.clients.image import ImageClient
 from saphira.domain.states import PowerState
-from saphira.objects import Flavor, Instance
+from saphira.exception import ConsoleNotAvailable, ConsoleTypeUnavailable
+from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt import kvm_probe
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
@@ -54,7 +55,6 @@ from saphira.virt.types import (
     RebootType,
     SnapshotUpload,
     VifPlugWait,
-    VncConsole,
 )
 
 LOG = logging.getLogger(__name__)
@@ -284,12 +284,16 @@ class LibvirtDriver(ComputeDriver):
         self._domain(instance)
         return console_tail(self._files(instance).console_log, self.settings.console_bytes)
 
-    def get_vnc_console(self, instance: Instance) -> VncConsole:
+    def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
+        """noVNC: the port the live domain's VNC graphics got (autoport), reached at
+        ``[vnc] server_proxyclient_address`` as Nova does."""
+        if console_type is not ConsoleType.NOVNC or self.settings.guest.vnc_listen is None:
+            raise ConsoleTypeUnavailable(console_type=console_type.value)  # [vnc] enabled off
         dom = self._domain(instance)
         graphics = from_xml(self._call(instance, dom.XMLDesc, 0)).graphics
         if graphics is None or not graphics.port or graphics.port < 0:
-            raise VirtError(host=self.host, reason=f"{instance.uuid} has no VNC console running")
-        return VncConsole(self.settings.vnc_proxyclient_address, graphics.port)
+            raise ConsoleNotAvailable()  # no graphics, or the guest is not running
+        return ConsoleEndpoint(self.settings.vnc_proxyclient_address, graphics.port)
 
     # -- resize on this host: the old directory is kept aside until confirm/revert
     def migrate_disk_and_power_off(

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from saphira.exception import ConsoleTypeUnavailable
+from saphira.objects import ConsoleType, Flavor, Instance
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.domain import GuestSettings
@@ -51,3 +53,11 @@ def test_nics_for_each_vif_type() -> None:
     assert tap.kind == "ethernet" and tap.target_dev == tap_name(VIF(port, "x")) == "tap0123456789a"
     with pytest.raises(VirtError, match="unsupported vif_type 'vhostuser'"):
         interface(VIF(port, "fa:16:3e:00:00:04", vif_type="vhostuser"), "h")
+
+
+def test_without_vnc_graphics_a_novnc_console_is_unavailable(tmp_path: Path) -> None:
+    driver = _driver(tmp_path, FakeImages())  # GuestSettings(..., None): [vnc] enabled off
+    guest = Instance("u-1", "p1", "u1", Flavor("1", "tiny", 1, 64, 1), host="h", node="h")
+    for kind in (ConsoleType.NOVNC, ConsoleType.SERIAL):
+        with pytest.raises(ConsoleTypeUnavailable):
+            driver.get_console(guest, kind)
