@@ -1,5 +1,6 @@
 """A real TCG guest booted with a config drive (``config_drive`` asked on create, user
-data and a key) prints what it read from the drive; the drive goes with the guest."""
+data and a key) prints what it read from the drive; a rebuild writes the drive
+again with what changed; the drive goes with the guest."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGNvbmZpZy1kcml2ZS10ZXN0 drive@saphira"
 USER_DATA = b"#!/bin/sh\necho user-data-from-the-config-drive\n"
+REBUILT = b"#!/bin/sh\necho user-data-after-the-rebuild\n"
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +51,10 @@ def test_the_guest_prints_user_data_and_key_read_from_its_config_drive(
         assert f'meta_data.json (config-drive) {{"uuid": "{inst.uuid}"' in out
         assert "user_data (config-drive) #!/bin/sh echo user-data-from-the-config-drive" in out
         assert f"SAPHIRA-GUEST: ssh key (config-drive) {KEY}" in out
+        rebuilt = dataclasses.replace(inst, user_data=base64.b64encode(REBUILT).decode())
+        driver.rebuild(rebuilt, meta(), ())
+        out = wait_count(driver, inst, READY, 2)
+        assert "user_data (config-drive) #!/bin/sh echo user-data-after-the-rebuild" in out
     finally:
         driver.destroy(inst, ())
     assert_gone(driver, inst)

@@ -202,8 +202,7 @@ class LibvirtDriver(ComputeDriver):
         try:
             files.create()
             self._create_disks(instance, instance.flavor, image_meta, files)
-            if configdrive.required(instance, image_meta, self.settings.drive.force):
-                configdrive.write(files.config_drive, instance, self.settings.drive)
+            self._config_drive(instance, image_meta, files)
             dom = self._define(instance, instance.flavor, files, network_info)
             if network_info and vifs_plugged is not None:
                 self._call(instance, dom.createWithFlags, libvirt.VIR_DOMAIN_START_PAUSED)
@@ -247,6 +246,8 @@ class LibvirtDriver(ComputeDriver):
         for path in (files.disk, files.ephemeral):
             path.unlink(missing_ok=True)
         self._create_disks(instance, instance.flavor, image_meta, files)
+        files.config_drive.unlink(missing_ok=True)
+        self._config_drive(instance, image_meta, files)  # what the rebuild changed, as Nova
         dom = self._define(instance, instance.flavor, files, network_info)
         self._call(instance, dom.create)
 
@@ -392,6 +393,10 @@ class LibvirtDriver(ComputeDriver):
         disks.create_overlay(base.path, base.disk_format, files.disk, flavor.root_gb)
         if flavor.ephemeral_gb:
             disks.create_blank(files.ephemeral, flavor.ephemeral_gb)
+
+    def _config_drive(self, instance: Instance, image: ImageMeta, files: InstanceFiles) -> None:
+        if configdrive.required(instance, image, self.settings.drive.force):
+            configdrive.write(files.config_drive, instance, self.settings.drive)
 
     def _define(
         self, instance: Instance, flavor: Flavor, files: InstanceFiles, network_info: NetworkInfo
