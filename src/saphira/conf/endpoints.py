@@ -28,6 +28,7 @@ class Endpoint:
     in_catalog: bool = True  # False for APIs clients never look up (metadata, consoles)
 
 
+_METADATA_PORT = (None, "metadata_listen_port")
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("keystone", "identity", 5000, "/v3", "Identity", ("identity", "port")),
     Endpoint("nova", "compute", 8774, "/v2.1", "Compute", (None, "osapi_compute_listen_port")),
@@ -44,6 +45,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         ("vnc", "novncproxy_port"),
         in_catalog=False,
     ),
+    Endpoint("nova-metadata", "metadata", 8775, "", "Metadata", _METADATA_PORT, in_catalog=False),
 )
 
 
