@@ -116,7 +116,15 @@ class Call:
         return Caller(self.context, self.session, self.state.directory)
 
     def at_least(self, text: str) -> bool:
-        return self.version >= _parse(text)
+        known = self._at_least
+        found = known.get(text)
+        if found is None:
+            found = known[text] = self.version >= _parse(text)
+        return found
+
+    @functools.cached_property
+    def _at_least(self) -> dict[str, bool]:  # a listing's views ask the same ones per server
+        return {}
 
     def enforce(self, rule: str, target: Mapping[str, Any] | None = None) -> None:
         context = self.context

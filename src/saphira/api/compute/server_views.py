@@ -34,7 +34,11 @@ def timestamp(value: dt.datetime | None) -> str | None:
 
 
 def usage_time(value: dt.datetime | None) -> str | None:
-    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%S.%f")
+    if value is None:
+        return None
+    if value.tzinfo is None:  # the same text as strftime's, at a fraction of its cost
+        return value.isoformat(timespec="microseconds")
+    return value.strftime("%Y-%m-%dT%H:%M:%S.%f")
 
 
 def host_id(instance: Instance) -> str:
