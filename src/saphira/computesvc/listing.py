@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 from saphira.computesvc.caller import Caller
 from saphira.db.api import build_requests
+from saphira.db.api.cells import Cell
 from saphira.db.cell import instance_pages
 from saphira.db.cell.instance_pages import MarkerNotFound, Order, Position, SortKey
 from saphira.db.cell.instances import InstanceFilters
-from saphira.db.directory import CellRef
 from saphira.objects import Instance
 
 __all__ = ["NEWEST_FIRST", "InstanceFilters", "Order", "Page", "SortKey", "gather", "page"]
@@ -60,7 +60,7 @@ def gather(caller: Caller, filters: InstanceFilters) -> list[Instance]:
     return page(caller, Page(filters, NEWEST_FIRST, EVERY))
 
 
-def _start(caller: Caller, cells: list[CellRef], wanted: Page) -> Position:
+def _start(caller: Caller, cells: list[Cell], wanted: Page) -> Position:
     """The marker's position: a build request's or a cell row's, deleted or not, seen
     within the listing's project (Nova looks the marker up by uuid alone)."""
     assert wanted.marker is not None
@@ -93,7 +93,7 @@ def _requests(caller: Caller, wanted: Page, start: Position | None) -> Iterator[
 
 
 def _cell_rows(
-    caller: Caller, cell: CellRef, wanted: Page, start: Position | None
+    caller: Caller, cell: Cell, wanted: Page, start: Position | None
 ) -> Iterator[Instance]:
     """A cell's rows in order, read lazily: a batch of ``count`` first, then more after
     the last row read only when Python's filters thinned it and the merge asks."""

@@ -107,7 +107,7 @@ class _Conductor(Records):
         conf = make_conf()
         conf([])
         conf.set_override("connection", str(cloud.directory.api_engine.url), "api_database")
-        self.dbs = Databases(conf)
+        self.dbs = Databases.from_conf(conf)
 
 
 def test_the_conductor_drops_a_servers_tokens_when_it_is_deleted(cloud: Cloud) -> None:
