@@ -18,11 +18,11 @@ from oslo_config import cfg
 from saphira.computesvc import lookup
 from saphira.computesvc.caller import Caller
 from saphira.conf.endpoints import by_type, console_base_url
-from saphira.db.cell import console_tokens
+from saphira.db.cell import console_tokens, instances
 from saphira.db.cell.console_tokens import ConsoleToken
 from saphira.db.directory import CellDirectory
 from saphira.exception import ConsoleTokenInvalid, ConsoleTypeUnavailable
-from saphira.objects import ConsoleEndpoint, ConsoleType
+from saphira.objects import ConsoleEndpoint, ConsoleType, Instance
 
 TOKEN_BYTES = 16  # 128 bits
 
@@ -74,6 +74,12 @@ def validate(directory: CellDirectory, token: str, at: int | None = None) -> Con
         if found is not None:
             return found
     raise ConsoleTokenInvalid(token="***")
+
+
+def instance_of(directory: CellDirectory, instance_uuid: str) -> Instance:
+    """The token's server as its cell holds it (InstanceNotFound once it is gone)."""
+    with directory.instance_cell(instance_uuid) as session:
+        return instances.get(session, instance_uuid)
 
 
 def purge_expired(directory: CellDirectory, at: int | None = None) -> int:

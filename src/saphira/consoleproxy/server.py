@@ -101,6 +101,9 @@ class ProxyHandler(SimpleHTTPRequestHandler):
             record = self.server.authorize(token)
         except SaphiraError as error:
             raise _Refused(403, error.message) from None
+        except Exception:  # the databases are down or not made: refuse, never drop
+            LOG.exception("console token lookup failed")
+            raise _Refused(503, "the console tokens cannot be read now") from None
         if record.console_type != settings.console_type.value:
             raise _Refused(403, f"a {record.console_type} token")
         origin, host = self.headers.get("Origin"), self.headers.get("Host")

@@ -30,6 +30,8 @@ class Tokens:
     records: dict[str, ConsoleToken] = field(default_factory=dict)
 
     def __call__(self, token: str) -> ConsoleToken:
+        if token == "store-down":
+            raise RuntimeError("the database is gone")
         found = self.records.get(token)
         if found is None or found.expires <= time.time():
             raise ConsoleTokenInvalid(token="***")
@@ -158,3 +160,11 @@ def test_stopping_the_proxy_ends_open_sessions(tmp_path: Path) -> None:
             assert _handshake(client) == "guest-1"
             rig.proxy.stop()
             assert client.closed()
+
+
+def test_a_token_store_that_fails_is_a_503_not_a_dropped_connection(rig: Rig) -> None:
+    with pytest.raises(Refused) as refused:
+        rig.open("/?token=store-down")
+    assert refused.value.status == 503
+    with rig.open() as client:  # the proxy carries on
+        assert _handshake(client) == "guest-1"
