@@ -23,7 +23,7 @@ from saphira.db.cell import instance_rows, models
 from saphira.db.cell.instances import InstanceFilters, MarkerNotFound, _conditions
 from saphira.objects import Instance
 
-__all__ = ["MarkerNotFound", "Order", "Position", "SortKey", "page", "position_of"]
+__all__ = ["CHUNK", "MarkerNotFound", "Order", "Position", "SortKey", "page", "position_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,6 +34,7 @@ class SortKey:
     descending: bool = False
 
 
+CHUNK = 5000  # uuids bound in one statement (SQLite allows 32,766 parameters)
 # Where a page starts: the sort values of the row before it, then its uuid.
 Position = tuple[Any, ...]
 
@@ -100,17 +101,24 @@ def page(
     session: Session, filters: InstanceFilters, order: Order, start: Position | None, count: int
 ) -> list[Instance]:
     """At most ``count`` rows matching ``filters``, in ``order``, after ``start``: four
-    statements whatever ``count`` (the page's uuids, sorted over the keys alone; the
+    statements up to CHUNK rows (the page's uuids, sorted over the keys alone; the
     rows with their info caches; their metadata; their tags)."""
-    t, cache = models.Instance, models.InstanceInfoCache
+    t = models.Instance
     query = sa.select(t.uuid).where(*_conditions(filters))
     if start is not None:
         query = query.where(_after(order, start))
     # The sort runs once, over narrow rows: sorting the wide rows (user data, flavor,
     # info cache) of 10,000 servers for a page of 1,000 cost five times as much on SQLite.
     uuids = list(session.scalars(query.order_by(*_ordering(order)).limit(count)))
-    if not uuids:
-        return []
+    found: list[Instance] = []
+    for first in range(0, len(uuids), CHUNK):  # one chunk for any page the API asks for
+        found += _objects(session, uuids[first : first + CHUNK])
+    return found
+
+
+def _objects(session: Session, uuids: list[str]) -> list[Instance]:
+    """The instances ``uuids`` name, in that order, with their children."""
+    t, cache = models.Instance, models.InstanceInfoCache
     rows = session.execute(
         sa.select(*t.__table__.columns, cache.network_info)
         .where(t.uuid.in_(uuids))
