@@ -113,11 +113,15 @@ class Run:
         self.costs.append((f"GET /servers?name=...&status=ACTIVE (a quiet poll), {where}",
                            self.cost(POLLS, self.client.quiet_poll)))  # fmt: skip
         (before, named), began = self.probe.read(), time.perf_counter()
+        cpu = self.probe.cpu_seconds()
         for number in range(self.args.runs):
             name = f"counted-{'net' if network else 'none'}-{number}"
             self.client.single(name, self.failures, network, quiet=True)
         time.sleep(SETTLE)  # what the last build does after it shows ACTIVE
         (after, named_after), seconds = self.probe.read(), time.perf_counter() - began
+        each = (self.probe.cpu_seconds() - cpu) / max(self.args.runs, 1) * 1000
+        print(f"  all-in-one CPU time per build {where}, one at a time (quiet polls and "
+              f"{SETTLE:.0f} s of idle included): {each:.0f} ms")  # fmt: skip
         delta = after - before
         self.breakdowns.append((where, named_after - named))
         idle = self.idle_for(seconds)
@@ -150,7 +154,8 @@ class Run:
         self.costs.append((f"one build of {count} at once, polls included",
                            per_build(delta, count, self.idle_for(wall + SETTLE))))  # fmt: skip
         print(f"  all-in-one CPU time during the burst: {cpu:.1f} s in {wall:.1f} s wall "
-              f"({cpu / wall:.0%} of one core)")  # fmt: skip
+              f"({cpu / wall:.0%} of one core; {cpu / max(count, 1) * 1000:.0f} ms per build, "
+              f"polls included)")  # fmt: skip
 
     def lists(self, servers: int, label: str, goal: str, query: str) -> None:
         idle_cpu = self.idle_cpu()

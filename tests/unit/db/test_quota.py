@@ -16,6 +16,7 @@ from saphira.db.api.models import (
     KeyPair,
     ProjectUserQuota,
     Quota,
+    QuotaClass,
     QuotaLock,
     RequestSpec,
 )
@@ -119,4 +120,26 @@ def test_a_projects_lock_row_is_made_sure_of_once_per_process(tmp_path: Path) ->
         pass
     with quotas.reserve(db, Scope("p"), {"instances": 1}):
         pass
+    engine.dispose()
+
+
+def test_a_users_check_reads_every_layer_of_limits_in_one_statement(tmp_path: Path) -> None:
+    """Defaults < class 'default' < project < user, read by one UNION; usage by one more."""
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    quotas = QuotaEngine({"instances": 10, "cores": 20, "ram": 4096})
+    with Session(engine) as session:
+        session.add(QuotaClass(class_name="default", resource="cores", hard_limit=8))
+        session.add(Quota(project_id="p", resource="instances", hard_limit=4))
+        session.add(ProjectUserQuota(project_id="p", user_id="u", resource="ram",
+                                     hard_limit=1024))  # fmt: skip
+        session.commit()
+        seen: list[str] = []
+        sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+        quotas.check(session, Scope("p", "u"), {"instances": 4, "cores": 8, "ram": 1024})
+        assert len(seen) == 2, seen
+        for over in ({"instances": 5}, {"cores": 9}, {"ram": 1025}):
+            with pytest.raises(OverQuota, match=next(iter(over))):
+                quotas.check(session, Scope("p", "u"), over)
+        quotas.check(session, Scope("p", "other"), {"ram": 4096})
     engine.dispose()

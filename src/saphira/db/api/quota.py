@@ -135,6 +135,31 @@ def _rows(session: Session, model: type[models.Base], **where: str) -> dict[str,
     return {row.resource: row.hard_limit for row in rows if row.hard_limit is not None}  # type: ignore[attr-defined]
 
 
+def _layers(
+    session: Session, scope: Scope
+) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """The default class's, the project's and (if the scope names one) the user's stored
+    limits, read in one statement (UNION ALL, each row tagged with its layer)."""
+    klass, project, user = models.QuotaClass, models.Quota, models.ProjectUserQuota
+    parts = [
+        sa.select(sa.literal(0), klass.resource, klass.hard_limit)
+        .where(klass.class_name == "default"),
+        sa.select(sa.literal(1), project.resource, project.hard_limit)
+        .where(project.project_id == scope.project_id),
+    ]  # fmt: skip
+    if scope.user_id is not None:
+        parts.append(
+            sa.select(sa.literal(2), user.resource, user.hard_limit).where(
+                user.project_id == scope.project_id, user.user_id == scope.user_id
+            )
+        )
+    layers: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+    for layer, resource, limit in session.execute(sa.union_all(*parts)):
+        if limit is not None:
+            layers[int(layer)][str(resource)] = int(limit)
+    return layers
+
+
 class QuotaEngine:
     """Limits from defaults < quota class 'default' < project < user, and claims."""
 
@@ -166,15 +191,12 @@ class QuotaEngine:
         self, session: Session, scope: Scope
     ) -> list[tuple[dict[str, int], dict[str, int]]]:
         """(limits, usage) of the project, then of the user if the scope names one."""
-        project_limits = self.project_limits(session, scope.project_id)
+        classes, project, user = _layers(session, scope)
+        project_limits = {**self.defaults, **classes, **project}
         project_usage, user_usage = count_usages(session, scope)
         checks = [(project_limits, project_usage)]
-        if scope.user_id is not None and user_usage is not None:
-            # user_limits(), without reading the project's rows a second time
-            own = _rows(session, models.ProjectUserQuota,
-                        project_id=scope.project_id, user_id=scope.user_id)  # fmt: skip
-            user_limits = {**project_limits, **own}
-            checks.append((user_limits, user_usage))
+        if user_usage is not None:
+            checks.append(({**project_limits, **user}, user_usage))
         return checks
 
     def check(self, session: Session, scope: Scope, deltas: Mapping[str, int]) -> None:
