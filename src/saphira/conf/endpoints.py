@@ -44,6 +44,25 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         ("vnc", "novncproxy_port"),
         in_catalog=False,
     ),
+    # The SPICE html5 and serial console proxies ([spice], [serial_console] enabled).
+    Endpoint(
+        "nova-spicehtml5proxy",
+        "spice-html5",
+        6082,
+        "/spice_auto.html",
+        "SPICE html5 console proxy",
+        ("spice", "html5proxy_port"),
+        in_catalog=False,
+    ),
+    Endpoint(
+        "nova-serialproxy",
+        "serial",
+        6083,
+        "/",
+        "Serial console proxy",
+        ("serial_console", "serialproxy_port"),
+        in_catalog=False,
+    ),
 )
 
 

@@ -22,6 +22,7 @@ from saphira.conf import (
     scheduler,
     security_compliance,
     services,
+    spice_serial,
     ssl,
     wsgi,
 )
@@ -34,6 +35,7 @@ _MODULES = (
     keystone_authtoken,
     services,
     consoles,
+    spice_serial,
     image,
     placement_api,
     network,

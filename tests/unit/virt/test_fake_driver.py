@@ -3,6 +3,7 @@ events, fault injection and many hypervisors in one process."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from saphira import conf as saphira_conf
 from saphira.domain.states import PowerState
-from saphira.exception import ConfigError
+from saphira.exception import ConfigError, ConsoleTypeUnavailable
 from saphira.objects import ConsoleType, Flavor, Instance
 from saphira.virt import loader
 from saphira.virt.errors import GuestNotFound, InjectedFault, VirtError
@@ -95,6 +96,33 @@ def test_console_rebuild_and_snapshot() -> None:
     assert b"".join(uploads[0].chunks).startswith(b"fake disk of u-1 from img-2")
     assert driver.get_console(inst, ConsoleType.NOVNC).host == "127.0.0.1"
     driver.destroy(inst, ())
+
+
+def test_a_fake_guests_serial_port_prints_the_marker_and_a_prompt_until_destroyed() -> None:
+    driver = FakeDriver("h1", "h1")
+    inst = _instance()
+    driver.spawn(inst, IMAGE, ())
+    endpoint = driver.get_console(inst, ConsoleType.SERIAL)
+    assert driver.get_console(inst, ConsoleType.SERIAL) == endpoint  # one port per guest
+    with socket.create_connection((endpoint.host, endpoint.port), timeout=10) as tty:
+        seen = _read_until(tty, b"login: ")
+        assert seen.startswith(b"SAPHIRA-GUEST: serial console of " + inst.name.encode())
+        tty.sendall(b"root\r")
+        assert _read_until(tty, b"login: ") == f"root\r\n{inst.name} login: ".encode()
+    with pytest.raises(ConsoleTypeUnavailable):
+        driver.get_console(inst, ConsoleType.SPICE_HTML5)
+    driver.destroy(inst, ())
+    with pytest.raises(OSError):
+        socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
+
+
+def _read_until(tty: socket.socket, end: bytes) -> bytes:
+    seen = b""
+    while not seen.endswith(end):
+        chunk = tty.recv(4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
 
 
 def test_resize_between_hosts_then_confirm_or_revert() -> None:

@@ -22,6 +22,7 @@ from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.fake.faults import FaultInjector
 from saphira.virt.fake.guests import FakeGuest
 from saphira.virt.fake.rfb import RfbServer
+from saphira.virt.fake.serial import SerialServer
 from saphira.virt.types import (
     VIF,
     BlockDeviceInfo,
@@ -59,6 +60,7 @@ class FakeDriver(ComputeDriver):
         self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
         self.guests: dict[str, FakeGuest] = {}
         self._vnc: dict[str, RfbServer] = {}  # uuid -> the guest's VNC server, once asked
+        self._serial: dict[str, SerialServer] = {}  # uuid -> its TCP serial, once asked
         self._lock = threading.Lock()
         self.started = False
 
@@ -198,7 +200,10 @@ class FakeDriver(ComputeDriver):
         return "".join(line + "\n" for line in self._guest(instance).console)
 
     def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
-        """noVNC: the guest's own minimal RFB server on 127.0.0.1, started on first use."""
+        """noVNC: the guest's own minimal RFB server on 127.0.0.1; serial: its TCP
+        serial port printing a login prompt; each started on first use."""
+        if console_type is ConsoleType.SERIAL:
+            return self._serial_console(instance)
         if console_type is not ConsoleType.NOVNC:
             raise ConsoleTypeUnavailable(console_type=console_type.value)
         guest = self._guest(instance)
@@ -208,11 +213,20 @@ class FakeDriver(ComputeDriver):
                 server = self._vnc[guest.uuid] = RfbServer(guest.name)
         return ConsoleEndpoint("127.0.0.1", server.port)
 
+    def _serial_console(self, instance: Instance) -> ConsoleEndpoint:
+        guest = self._guest(instance)
+        with self._lock:
+            server = self._serial.get(guest.uuid)
+            if server is None:
+                server = self._serial[guest.uuid] = SerialServer(guest.name)
+        return ConsoleEndpoint("127.0.0.1", server.port)
+
     def _drop_console(self, uuid: str) -> None:
         with self._lock:
-            server = self._vnc.pop(uuid, None)
-        if server is not None:
-            server.stop()
+            servers = [self._vnc.pop(uuid, None), self._serial.pop(uuid, None)]
+        for server in servers:
+            if server is not None:
+                server.stop()
 
     # -- resize ---------------------------------------------------------------
     def migrate_disk_and_power_off(
