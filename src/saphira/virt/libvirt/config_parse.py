@@ -154,7 +154,11 @@ def _serial(devices: ET.Element) -> SerialConsoleConfig | None:
     for serial in devices.iterfind("serial"):
         log = serial.find("log")
         if log is not None and log.get("file"):
-            return SerialConsoleConfig(_attr(log, "file"))
+            source = serial.find("source") if serial.get("type") == "tcp" else None
+            if source is None or source.get("service") is None:
+                return SerialConsoleConfig(_attr(log, "file"))
+            port = _int(_attr(source, "service"), "serial port")
+            return SerialConsoleConfig(_attr(log, "file"), source.get("host"), port)
     return None
 
 

@@ -71,9 +71,14 @@ class InterfaceConfig:
 @dataclass(frozen=True)
 class SerialConsoleConfig:
     """A pty serial port whose output virtlogd also appends to ``log_path``
-    (the console log the API serves), plus the matching console."""
+    (the console log the API serves), plus the matching console. With
+    ``tcp_host`` and ``tcp_port`` (``[serial_console] enabled``) the port is a
+    raw TCP listener there instead, for the serial console proxy; virtlogd
+    still writes the log, as Nova keeps console.log with serial consoles on."""
 
     log_path: str
+    tcp_host: str | None = None
+    tcp_port: int | None = None
 
 
 @dataclass(frozen=True)

@@ -166,11 +166,18 @@ def _check_interface(nic: InterfaceConfig) -> None:
 
 
 def _serial(parent: ET.Element, serial: SerialConsoleConfig) -> None:
-    port = ET.SubElement(parent, "serial", type="pty")
-    ET.SubElement(port, "log", file=serial.log_path, append="on")
-    ET.SubElement(port, "target", port="0")
-    console = ET.SubElement(parent, "console", type="pty")
-    ET.SubElement(console, "target", type="serial", port="0")
+    kind = "pty" if serial.tcp_port is None else "tcp"
+    for tag in ("serial", "console"):
+        element = ET.SubElement(parent, tag, type=kind)
+        if serial.tcp_port is not None:
+            host = serial.tcp_host or "127.0.0.1"
+            ET.SubElement(element, "source", mode="bind", host=host, service=str(serial.tcp_port))
+            ET.SubElement(element, "protocol", type="raw")
+        if tag == "serial":
+            ET.SubElement(element, "log", file=serial.log_path, append="on")
+            ET.SubElement(element, "target", port="0")
+        else:
+            ET.SubElement(element, "target", type="serial", port="0")
 
 
 def _graphics(parent: ET.Element, graphics: GraphicsConfig) -> None:

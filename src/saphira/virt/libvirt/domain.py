@@ -26,6 +26,7 @@ from saphira.virt.types import NetworkInfo
 class GuestSettings:
     virt_type: str  # "qemu" or "kvm", decided once at start by the KVM probe
     vnc_listen: str | None  # None: no graphics ([vnc] enabled = false)
+    serial_listen: str | None = None  # a TCP serial port there ([serial_console] enabled)
 
 
 def build(
@@ -35,6 +36,7 @@ def build(
     network_info: NetworkInfo,
     settings: GuestSettings,
     host: str,
+    serial_port: int | None = None,
 ) -> DomainConfig:
     disks = [DiskConfig(str(files.disk), "vda")]
     if flavor.ephemeral_gb:
@@ -49,7 +51,7 @@ def build(
         cpu_mode="host-passthrough" if settings.virt_type == "kvm" else None,
         disks=tuple(disks),
         interfaces=tuple(interface(vif, host) for vif in network_info),
-        serial=SerialConsoleConfig(str(files.console_log)),
+        serial=SerialConsoleConfig(str(files.console_log), settings.serial_listen, serial_port),
         graphics=graphics,
         metadata=InstanceMetadata(
             name=instance.display_name,

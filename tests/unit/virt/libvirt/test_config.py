@@ -19,6 +19,7 @@ from saphira.virt.libvirt.config import (
     from_xml,
     to_xml,
 )
+from saphira.virt.libvirt.serial_ports import ports_in
 from tests.unit.virt.libvirt.shapes import (
     ETHERNET,
     LINUX_BRIDGE,
@@ -158,6 +159,24 @@ def test_serial_console_logs_to_the_file() -> None:
     assert log is not None and (log.get("file"), log.get("append")) == ("/x/console.log", "on")
     assert root.find("devices/serial/target[@port='0']") is not None
     assert root.find("devices/console[@type='pty']/target[@type='serial'][@port='0']") is not None
+
+
+def test_a_tcp_serial_console_listens_raw_and_still_logs_to_the_file() -> None:
+    serial = SerialConsoleConfig("/x/console.log", "192.0.2.5", 10007)
+    domain = dataclasses.replace(MINIMAL, serial=serial)
+    root = tree(domain)
+    for tag in ("serial", "console"):
+        source = root.find(f"devices/{tag}[@type='tcp']/source")
+        assert source is not None, tag
+        assert (source.get("mode"), source.get("host"), source.get("service")) == (
+            "bind", "192.0.2.5", "10007")  # fmt: skip
+        assert root.find(f"devices/{tag}/protocol[@type='raw']") is not None
+    log = root.find("devices/serial[@type='tcp']/log")
+    assert log is not None and (log.get("file"), log.get("append")) == ("/x/console.log", "on")
+    assert root.find("devices/*[@type='pty']") is None
+    assert from_xml(to_xml(domain)) == domain
+    assert ports_in(to_xml(domain)) == {10007}
+    assert ports_in(to_xml(dataclasses.replace(MINIMAL, serial=SerialConsoleConfig("/l")))) == set()
 
 
 def test_metadata_lives_in_our_namespace_with_the_saphira_prefix() -> None:
