@@ -93,6 +93,17 @@ class GraphicsConfig:
 
 
 @dataclass(frozen=True)
+class SpiceConfig:
+    """SPICE graphics on ``listen`` (libvirt picks the port, as for VNC; a running
+    guest's XML reports it). ``agent`` adds the spicevmc channel the guest's
+    SPICE agent talks through ([spice] agent_enabled)."""
+
+    listen: str
+    port: int | None = None
+    agent: bool = True
+
+
+@dataclass(frozen=True)
 class InstanceMetadata:
     """Who owns the guest and what it was built from, kept in the domain's
     ``<metadata>`` so ``virsh dumpxml`` explains a guest without the database."""
@@ -126,6 +137,7 @@ class DomainConfig:
     interfaces: tuple[InterfaceConfig, ...] = ()
     serial: SerialConsoleConfig | None = None
     graphics: GraphicsConfig | None = None
+    spice: SpiceConfig | None = None
     metadata: InstanceMetadata | None = None
     on_poweroff: str = "destroy"
     on_reboot: str = "restart"

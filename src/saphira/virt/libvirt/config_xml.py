@@ -25,6 +25,7 @@ from saphira.virt.libvirt.config_types import (
     InstanceMetadata,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
     metadata_tag,
 )
 
@@ -104,9 +105,13 @@ def _devices(parent: ET.Element, domain: DomainConfig) -> None:
         _interface(parent, nic)
     if domain.serial is not None:
         _serial(parent, domain.serial)
-    if domain.graphics is not None:
+    if domain.graphics is not None or domain.spice is not None:
         ET.SubElement(parent, "input", type="tablet", bus="usb")
+    if domain.graphics is not None:
         _graphics(parent, domain.graphics)
+    if domain.spice is not None:
+        _spice(parent, domain.spice)
+    if domain.graphics is not None or domain.spice is not None:
         ET.SubElement(ET.SubElement(parent, "video"), "model", type="vga")
     ET.SubElement(parent, "memballoon", model="none")
     rng = ET.SubElement(parent, "rng", model="virtio")
@@ -190,3 +195,16 @@ def _graphics(parent: ET.Element, graphics: GraphicsConfig) -> None:
     if graphics.keymap is not None:
         element.set("keymap", graphics.keymap)
     ET.SubElement(element, "listen", type="address", address=graphics.listen)
+
+
+def _spice(parent: ET.Element, spice: SpiceConfig) -> None:
+    element = ET.SubElement(parent, "graphics", type="spice", listen=spice.listen)
+    if spice.port is None:
+        element.set("autoport", "yes")
+    else:
+        element.set("port", str(spice.port))
+        element.set("autoport", "no")
+    ET.SubElement(element, "listen", type="address", address=spice.listen)
+    if spice.agent:
+        channel = ET.SubElement(parent, "channel", type="spicevmc")
+        ET.SubElement(channel, "target", type="virtio", name="com.redhat.spice.0")

@@ -16,6 +16,7 @@ from saphira.virt.libvirt.config import (
     GraphicsConfig,
     InstanceMetadata,
     SerialConsoleConfig,
+    SpiceConfig,
 )
 from saphira.virt.libvirt.paths import InstanceFiles
 from saphira.virt.libvirt.vif import interface
@@ -27,6 +28,8 @@ class GuestSettings:
     virt_type: str  # "qemu" or "kvm", decided once at start by the KVM probe
     vnc_listen: str | None  # None: no graphics ([vnc] enabled = false)
     serial_listen: str | None = None  # a TCP serial port there ([serial_console] enabled)
+    spice_listen: str | None = None  # SPICE graphics there ([spice] enabled), beside VNC
+    spice_agent: bool = True  # [spice] agent_enabled: the spicevmc channel
 
 
 def build(
@@ -42,6 +45,8 @@ def build(
     if flavor.ephemeral_gb:
         disks.append(DiskConfig(str(files.ephemeral), "vdb"))
     graphics = GraphicsConfig(settings.vnc_listen) if settings.vnc_listen else None
+    listen = settings.spice_listen
+    spice = SpiceConfig(listen, None, settings.spice_agent) if listen else None
     return DomainConfig(
         name=instance.name,
         uuid=instance.uuid,
@@ -53,6 +58,7 @@ def build(
         interfaces=tuple(interface(vif, host) for vif in network_info),
         serial=SerialConsoleConfig(str(files.console_log), settings.serial_listen, serial_port),
         graphics=graphics,
+        spice=spice,
         metadata=InstanceMetadata(
             name=instance.display_name,
             project_id=instance.project_id,

@@ -82,6 +82,7 @@ class Settings:
     guest: domain.GuestSettings
     uri: str = ""
     vnc_proxyclient_address: str = "127.0.0.1"
+    spice_proxyclient_address: str = "127.0.0.1"
     shutdown_timeout: int = 60
     console_bytes: int = 100 * 1024
     cache_subdir: str = "_base"
@@ -115,8 +116,13 @@ class LibvirtDriver(ComputeDriver):
         settings = Settings(
             instances_path=Path(conf.instances_path),
             guest=domain.GuestSettings(
-                decision.virt_type, vnc, serial.proxyclient_address if serial.enabled else None
+                decision.virt_type,
+                vnc,
+                serial.proxyclient_address if serial.enabled else None,
+                conf.spice.server_listen if conf.spice.enabled else None,
+                conf.spice.agent_enabled,
             ),
+            spice_proxyclient_address=conf.spice.server_proxyclient_address,
             serial_ports=parse_range(serial.port_range),
             uri=conf.libvirt.connection_uri,
             vnc_proxyclient_address=conf.vnc.server_proxyclient_address,
@@ -300,6 +306,8 @@ class LibvirtDriver(ComputeDriver):
         ``[vnc] server_proxyclient_address`` as Nova does; serial: its TCP serial port."""
         if console_type is ConsoleType.SERIAL:
             return self._serial_console(instance)
+        if console_type is ConsoleType.SPICE_HTML5:
+            return self._spice_console(instance)
         if console_type is not ConsoleType.NOVNC or self.settings.guest.vnc_listen is None:
             raise ConsoleTypeUnavailable(console_type=console_type.value)  # [vnc] enabled off
         dom = self._domain(instance)
@@ -307,6 +315,16 @@ class LibvirtDriver(ComputeDriver):
         if graphics is None or not graphics.port or graphics.port < 0:
             raise ConsoleNotAvailable()  # no graphics, or the guest is not running
         return ConsoleEndpoint(self.settings.vnc_proxyclient_address, graphics.port)
+
+    def _spice_console(self, instance: Instance) -> ConsoleEndpoint:
+        """The port the live domain's SPICE graphics got, at server_proxyclient_address."""
+        if self.settings.guest.spice_listen is None:
+            raise ConsoleTypeUnavailable(console_type=ConsoleType.SPICE_HTML5.value)
+        dom = self._domain(instance)
+        spice = from_xml(self._call(instance, dom.XMLDesc, 0)).spice
+        if spice is None or not spice.port:
+            raise ConsoleNotAvailable()
+        return ConsoleEndpoint(self.settings.spice_proxyclient_address, spice.port)
 
     def _serial_console(self, instance: Instance) -> ConsoleEndpoint:
         listen = self.settings.guest.serial_listen

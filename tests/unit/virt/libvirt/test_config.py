@@ -16,6 +16,7 @@ from saphira.virt.libvirt.config import (
     GraphicsConfig,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
     from_xml,
     to_xml,
 )
@@ -113,6 +114,26 @@ def test_video_and_tablet_only_with_graphics() -> None:
     with_vnc = tree(dataclasses.replace(MINIMAL, graphics=GraphicsConfig("127.0.0.1")))
     assert with_vnc.find("devices/video/model[@type='vga']") is not None
     assert with_vnc.find("devices/input[@type='tablet'][@bus='usb']") is not None
+
+
+def test_spice_beside_vnc_or_alone_with_its_agent_channel() -> None:
+    both = dataclasses.replace(MINIMAL, graphics=GraphicsConfig("127.0.0.1"),
+                               spice=SpiceConfig("192.0.2.5"))  # fmt: skip
+    root = tree(both)
+    assert root.find("devices/graphics[@type='vnc']") is not None
+    spice = root.find("devices/graphics[@type='spice']")
+    assert spice is not None and spice.get("autoport") == "yes"
+    assert spice.find("listen[@type='address'][@address='192.0.2.5']") is not None
+    channel = root.find("devices/channel[@type='spicevmc']/target")
+    assert channel is not None and channel.get("name") == "com.redhat.spice.0"
+    assert len(root.findall("devices/video")) == 1 and len(root.findall("devices/input")) == 1
+    assert from_xml(to_xml(both)) == both
+    alone = dataclasses.replace(MINIMAL, spice=SpiceConfig("127.0.0.1", 5930, agent=False))
+    root = tree(alone)
+    assert root.find("devices/graphics[@type='vnc']") is None
+    assert root.find("devices/graphics[@type='spice'][@port='5930']") is not None
+    assert root.find("devices/channel") is None and root.find("devices/video") is not None
+    assert from_xml(to_xml(alone)) == alone
 
 
 def test_vnc_autoport_unless_a_port_is_given() -> None:
