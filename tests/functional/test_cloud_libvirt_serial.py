@@ -1,15 +1,20 @@
-"""The serial console of a real guest: `saphira up` on libvirt with
-[serial_console] enabled boots the tiny image under TCG with a TCP serial port;
-the URL `openstack console url show --serial` prints takes a websocket through
-the serial proxy to it: the guest's shell answers what is typed there, and
-virtlogd still writes the same console to console.log (os-console-output)."""
+"""The serial and SPICE consoles of a real guest: `saphira up` on libvirt with
+[serial_console] and [spice] enabled boots the tiny image under TCG with a TCP
+serial port and SPICE graphics beside VNC. The URL `openstack console url show
+--serial` prints takes a websocket through the serial proxy to the guest's
+shell, which answers what is typed there, while virtlogd still writes the same
+console to console.log (os-console-output); the --spice URL's token takes a
+websocket through saphira-spicehtml5proxy to QEMU's SPICE server, which
+answers the link message with its own REDQ header."""
 
 from __future__ import annotations
 
+import struct
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -31,6 +36,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
         conf: Path = tmp_path_factory.mktemp("conf") / "libvirt.conf"
         conf.write_text(
             f"[DEFAULT]\ninstances_path = {instances}\n[serial_console]\nenabled = true\n"
+            "[spice]\nenabled = true\n"
         )
         running = start_cloud(
             str(tmp_path_factory.mktemp("cloud")),
@@ -80,3 +86,34 @@ def test_the_serial_websocket_reaches_a_real_guests_shell(cloud: Cloud) -> None:
             WsClient.open(host, port, bad_path, origin=origin)
         assert caught.value.status == 403
     cloud.openstack("server", "delete", "--wait", "tty-guest")
+
+
+def _spice_link() -> bytes:
+    """SpiceLinkHeader + SpiceLinkMess for the main channel (protocol 2.2, no caps)."""
+    message = struct.pack("<IBBIII", 0, 1, 0, 0, 0, 18)
+    return b"REDQ" + struct.pack("<III", 2, 2, len(message)) + message
+
+
+def test_spice_html5_reaches_a_real_guests_spice_server(cloud: Cloud) -> None:
+    cloud.openstack(
+        "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
+        "--no-network", "--wait", "spice-guest",
+    )  # fmt: skip
+    shown = cloud.openstack("console", "url", "show", "--spice", "spice-guest", "-f", "json")
+    url = urlsplit(shown["url"])
+    assert url.path == "/spice_auto.html" and url.hostname and url.port, shown
+    host, port = url.hostname, url.port
+    with urllib.request.urlopen(f"http://{host}:{port}/spice_auto.html", timeout=30) as page:
+        assert b"spice_query_var" in page.read()  # Debian's spice-html5 client
+    token = parse_qs(url.query)["token"][0]
+    # spice_auto.html keeps the token in a cookie and opens /websockify
+    with WsClient.open(host, port, f"/websockify?token={token}") as client:
+        client.send(_spice_link())
+        assert client.recv(4) == b"REDQ"
+        assert struct.unpack("<II", client.recv(8)) == (2, 2)
+    for bad, origin in ((f"/websockify?token=x{token}", None),
+                        (f"/websockify?token={token}", "http://evil.example")):  # fmt: skip
+        with pytest.raises(Refused) as caught:
+            WsClient.open(host, port, bad, origin=origin)
+        assert caught.value.status == 403
+    cloud.openstack("server", "delete", "--wait", "spice-guest")
