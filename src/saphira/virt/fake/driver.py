@@ -10,12 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Self
+from typing import Protocol, Self
 
 from oslo_config import cfg
 
 from saphira.domain.states import PowerState
-from saphira.exception import ConsoleTypeUnavailable
 from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
@@ -23,6 +22,7 @@ from saphira.virt.fake.faults import FaultInjector
 from saphira.virt.fake.guests import FakeGuest
 from saphira.virt.fake.rfb import RfbServer
 from saphira.virt.fake.serial import SerialServer
+from saphira.virt.fake.spice import SpiceServer
 from saphira.virt.types import (
     VIF,
     BlockDeviceInfo,
@@ -39,6 +39,17 @@ from saphira.virt.types import (
 )
 
 _T = LifecycleTransition
+
+
+class ConsoleServer(Protocol):
+    """A fake guest's console listener (RFB, SPICE link, serial)."""
+
+    @property
+    def port(self) -> int: ...
+
+    def stop(self) -> None: ...
+
+
 UPTIME = " 00:00:00 up 0 min,  0 users,  load average: 0.00, 0.00, 0.00"
 
 
@@ -59,8 +70,9 @@ class FakeDriver(ComputeDriver):
         self.faults = faults if faults is not None else FaultInjector()
         self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
         self.guests: dict[str, FakeGuest] = {}
-        self._vnc: dict[str, RfbServer] = {}  # uuid -> the guest's VNC server, once asked
-        self._serial: dict[str, SerialServer] = {}  # uuid -> its TCP serial, once asked
+        self._vnc: dict[str, ConsoleServer] = {}  # uuid -> the guest's VNC server, once asked
+        self._serial: dict[str, ConsoleServer] = {}  # uuid -> its TCP serial, once asked
+        self._spice: dict[str, ConsoleServer] = {}  # uuid -> its SPICE server, once asked
         self._lock = threading.Lock()
         self.started = False
 
@@ -200,30 +212,24 @@ class FakeDriver(ComputeDriver):
         return "".join(line + "\n" for line in self._guest(instance).console)
 
     def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
-        """noVNC: the guest's own minimal RFB server on 127.0.0.1; serial: its TCP
-        serial port printing a login prompt; each started on first use."""
-        if console_type is ConsoleType.SERIAL:
-            return self._serial_console(instance)
-        if console_type is not ConsoleType.NOVNC:
-            raise ConsoleTypeUnavailable(console_type=console_type.value)
+        """noVNC: the guest's own minimal RFB server on 127.0.0.1; SPICE: a server
+        answering the link message; serial: its TCP serial port printing a login
+        prompt; each started on first use."""
         guest = self._guest(instance)
+        kinds: dict[ConsoleType, tuple[dict[str, ConsoleServer], Callable[[str], ConsoleServer]]]
+        kinds = {ConsoleType.NOVNC: (self._vnc, RfbServer),
+                 ConsoleType.SPICE_HTML5: (self._spice, SpiceServer),
+                 ConsoleType.SERIAL: (self._serial, SerialServer)}  # fmt: skip
+        servers, make = kinds[console_type]
         with self._lock:
-            server = self._vnc.get(guest.uuid)
+            server = servers.get(guest.uuid)
             if server is None:
-                server = self._vnc[guest.uuid] = RfbServer(guest.name)
-        return ConsoleEndpoint("127.0.0.1", server.port)
-
-    def _serial_console(self, instance: Instance) -> ConsoleEndpoint:
-        guest = self._guest(instance)
-        with self._lock:
-            server = self._serial.get(guest.uuid)
-            if server is None:
-                server = self._serial[guest.uuid] = SerialServer(guest.name)
+                server = servers[guest.uuid] = make(guest.name)
         return ConsoleEndpoint("127.0.0.1", server.port)
 
     def _drop_console(self, uuid: str) -> None:
         with self._lock:
-            servers = [self._vnc.pop(uuid, None), self._serial.pop(uuid, None)]
+            servers = [kind.pop(uuid, None) for kind in (self._vnc, self._spice, self._serial)]
         for server in servers:
             if server is not None:
                 server.stop()
