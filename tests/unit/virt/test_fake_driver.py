@@ -12,7 +12,7 @@ import pytest
 
 from saphira import conf as saphira_conf
 from saphira.domain.states import PowerState
-from saphira.exception import ConfigError
+from saphira.exception import ConfigError, ConsoleTypeUnavailable
 from saphira.objects import ConsoleType, Flavor, Instance
 from saphira.virt import loader
 from saphira.virt.errors import GuestNotFound, InjectedFault, VirtError
@@ -99,8 +99,11 @@ def test_console_rebuild_and_snapshot() -> None:
     driver.destroy(inst, ())
 
 
+ALL_CONSOLES = frozenset(ConsoleType)
+
+
 def test_a_fake_guests_serial_port_prints_the_marker_and_a_prompt_until_destroyed() -> None:
-    driver = FakeDriver("h1", "h1")
+    driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
     inst = _instance()
     driver.spawn(inst, IMAGE, ())
     endpoint = driver.get_console(inst, ConsoleType.SERIAL)
@@ -116,7 +119,7 @@ def test_a_fake_guests_serial_port_prints_the_marker_and_a_prompt_until_destroye
 
 
 def test_a_fake_guests_spice_server_answers_the_link_message() -> None:
-    driver = FakeDriver("h1", "h1")
+    driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
     inst = _instance()
     driver.spawn(inst, IMAGE, ())
     endpoint = driver.get_console(inst, ConsoleType.SPICE_HTML5)
@@ -129,6 +132,20 @@ def test_a_fake_guests_spice_server_answers_the_link_message() -> None:
     driver.destroy(inst, ())
     with pytest.raises(OSError):
         socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
+
+
+def test_spice_and_serial_follow_their_options_as_with_libvirt() -> None:
+    conf = saphira_conf.load([])
+    (off,) = FakeDriver.from_conf(conf)
+    inst = _instance()
+    off.spawn(inst, IMAGE, ())
+    for kind in (ConsoleType.SPICE_HTML5, ConsoleType.SERIAL):
+        with pytest.raises(ConsoleTypeUnavailable):
+            off.get_console(inst, kind)
+    off.destroy(inst, ())
+    conf.set_override("enabled", True, group="serial_console")
+    (on,) = FakeDriver.from_conf(conf)
+    assert on.consoles == {ConsoleType.NOVNC, ConsoleType.SERIAL}
 
 
 def _read_exactly(sock: socket.socket, count: int) -> bytes:

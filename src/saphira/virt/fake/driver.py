@@ -15,6 +15,7 @@ from typing import Protocol, Self
 from oslo_config import cfg
 
 from saphira.domain.states import PowerState
+from saphira.exception import ConsoleTypeUnavailable
 from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
@@ -41,6 +42,16 @@ from saphira.virt.types import (
 _T = LifecycleTransition
 
 
+def _consoles(conf: cfg.ConfigOpts) -> frozenset[ConsoleType]:
+    """noVNC always (the fake guest has no graphics to switch off); SPICE and serial
+    when ``[spice]`` / ``[serial_console]`` are enabled."""
+    on = {
+        ConsoleType.SPICE_HTML5: conf.spice.enabled,
+        ConsoleType.SERIAL: conf.serial_console.enabled,
+    }
+    return frozenset({ConsoleType.NOVNC, *(kind for kind, enabled in on.items() if enabled)})
+
+
 class ConsoleServer(Protocol):
     """A fake guest's console listener (RFB, SPICE link, serial)."""
 
@@ -64,8 +75,10 @@ class FakeDriver(ComputeDriver):
         delay: float = 0.0,
         console_lines: int = 1000,
         sleep: Callable[[float], None] = time.sleep,
+        consoles: frozenset[ConsoleType] = frozenset({ConsoleType.NOVNC}),
     ) -> None:
         super().__init__(host, node)
+        self.consoles = consoles  # as libvirt: SPICE and serial only when enabled
         self.vcpus, self.memory_mb, self.local_gb = resources
         self.faults = faults if faults is not None else FaultInjector()
         self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
@@ -89,6 +102,7 @@ class FakeDriver(ComputeDriver):
                 faults=faults,
                 delay=group.delay,
                 console_lines=group.console_lines,
+                consoles=_consoles(conf),
             )
             for node in (group.nodes or [conf.host])
         ]
@@ -215,6 +229,8 @@ class FakeDriver(ComputeDriver):
         """noVNC: the guest's own minimal RFB server on 127.0.0.1; SPICE: a server
         answering the link message; serial: its TCP serial port printing a login
         prompt; each started on first use."""
+        if console_type not in self.consoles:
+            raise ConsoleTypeUnavailable(console_type=console_type.value)
         guest = self._guest(instance)
         kinds: dict[ConsoleType, tuple[dict[str, ConsoleServer], Callable[[str], ConsoleServer]]]
         kinds = {ConsoleType.NOVNC: (self._vnc, RfbServer),
