@@ -6,7 +6,10 @@ later round's figure.
 
 Loopback only; every wait is bounded. Prints figures, never asserts them.
 
-    .venv/bin/python bench/console.py [--urls N] [--concurrent C]
+    .venv/bin/python bench/console.py [--urls N] [--concurrent C] [--serial]
+
+--serial: the same for the serial console, URL -> the fake guest's login prompt
+through the serial proxy.
 """
 
 from __future__ import annotations
@@ -32,8 +35,12 @@ UP_FLAGS = ["--compute-driver", "fake.FakeDriver", "--no-test-image", "--no-prov
 TIMEOUT = 30.0
 
 
-def console_url(api: Api, server: str) -> str:
-    body = {"remote_console": {"protocol": "vnc", "type": "novnc"}}
+SERIAL = {"protocol": "serial", "type": "serial"}  # --serial: the serial console instead
+NOVNC = {"protocol": "vnc", "type": "novnc"}
+
+
+def console_url(api: Api, server: str, kind: dict[str, str] = NOVNC) -> str:
+    body = {"remote_console": kind}
     return str(
         api.call("POST", f"/servers/{server}/remote-consoles", body)["remote_console"]["url"]
     )
@@ -106,6 +113,18 @@ def to_server_init(url: str) -> float:
     return time.perf_counter() - began
 
 
+def to_prompt(url: str) -> float:
+    """Seconds from opening a serial URL's websocket to the guest's login prompt."""
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    began = time.perf_counter()
+    with socket.create_connection((host, port), timeout=TIMEOUT) as sock:
+        stream, seen = _Stream(sock, _upgrade(sock, host, port, f"/?{parts.query}")), b""
+        while not seen.endswith(b"login: "):
+            seen += stream.recv(1)
+    return time.perf_counter() - began
+
+
 def report(name: str, seconds: list[float]) -> None:
     print(f"  {name}: n={len(seconds)} p50 {statistics.median(seconds) * 1000:.1f} ms, "
           f"p99 {percentile(seconds, 0.99) * 1000:.1f} ms")  # fmt: skip
@@ -117,29 +136,40 @@ def run(cloud: Cloud, args: argparse.Namespace) -> None:
     flavor, image = prepare(api)
     servers = create(api, flavor, image, args.concurrent)
     until_active(api, set(servers))
-    print(f"saphira console benchmark (fake driver); ready after {ready:.2f} s")
-    console_url(api, servers[0])  # warm-up: the guest's VNC server starts on first use
+    kind, reach, end = (SERIAL, to_prompt, "login prompt") if args.serial else (
+        NOVNC, to_server_init, "ServerInit")  # fmt: skip
+    print(f"saphira {kind['type']} console benchmark (fake driver); ready after {ready:.2f} s")
+    console_url(api, servers[0], kind)  # warm-up: the guest's console server starts on first use
     urls, made = [], []
     for _ in range(args.urls):
         began = time.perf_counter()
-        urls.append(console_url(api, servers[0]))
+        urls.append(console_url(api, servers[0], kind))
         made.append(time.perf_counter() - began)
     report("POST remote-consoles (token + host RPC)", made)
-    report("URL -> ServerInit through the proxy, one at a time", [to_server_init(u) for u in urls])
-    fresh = [console_url(api, server) for server in servers]
+    report(f"URL -> {end} through the proxy, one at a time", [reach(u) for u in urls])
+    fresh = [console_url(api, server, kind) for server in servers]
     with ThreadPoolExecutor(max_workers=args.concurrent) as pool:
-        together = list(pool.map(to_server_init, fresh))
-    report(f"URL -> ServerInit, {args.concurrent} guests at once", together)
+        together = list(pool.map(reach, fresh))
+    report(f"URL -> {end}, {args.concurrent} guests at once", together)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--urls", type=int, default=50, help="sequential URLs (default 50)")
     parser.add_argument("--concurrent", type=int, default=20, help="guests at once (default 20)")
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="the serial console ([serial_console] enabled) instead of noVNC",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="saphira-bench-console-"))
+    flags = list(UP_FLAGS)
+    if args.serial:
+        (work / "serial.conf").write_text("[serial_console]\nenabled = true\n")
+        flags += ["--config-file", str(work / "serial.conf")]
     cloud = Cloud([sys.executable, "-m", "saphira.cmd.up"], work / "state", free_offset(),
-                  work / "saphira.log", extra_args=UP_FLAGS)  # fmt: skip
+                  work / "saphira.log", extra_args=flags)  # fmt: skip
     try:
         run(cloud, args)
     except (RuntimeError, OSError, requests.RequestException) as error:

@@ -25,3 +25,13 @@ def test_identity_port_follows_its_option_and_ipv6_is_bracketed() -> None:
     identity = next(s for s in registry.served() if s.catalog_type == "identity")
     assert registry.listen_port(conf, identity) == 5050
     assert registry.public_url(conf, identity) == "http://[fd00::11]:5050/v3"
+
+
+def test_the_spice_and_serial_proxies_run_only_when_their_console_type_is_on() -> None:
+    conf = saphira_conf.load([], overrides={"DEFAULT": {"port_offset": 2}})
+    assert [s.catalog_type for s in registry.proxies(conf=conf)] == ["novnc"]
+    assert len(registry.proxies()) == 3  # without conf: every proxy there is
+    conf.set_override("enabled", True, group="spice")
+    conf.set_override("enabled", True, group="serial_console")
+    ports = {s.catalog_type: registry.listen_port(conf, s) for s in registry.proxies(conf=conf)}
+    assert ports == {"novnc": 6082, "spice-html5": 6084, "serial": 6085}

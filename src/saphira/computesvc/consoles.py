@@ -32,11 +32,21 @@ def now() -> int:
 
 
 def base_url(conf: cfg.ConfigOpts, console_type: ConsoleType) -> str:
-    """``[vnc] novncproxy_base_url``, or the all-in-one's own proxy at my_ip."""
-    if console_type is not ConsoleType.NOVNC:
-        raise ConsoleTypeUnavailable(console_type=console_type.value)
-    configured = conf.vnc.novncproxy_base_url
-    return str(configured) if configured else console_base_url(conf, by_type("novnc"))
+    """``[vnc] novncproxy_base_url`` (``[spice] html5proxy_base_url``, ``[serial_console]
+    base_url``), or the all-in-one's own proxy at my_ip (ws:// for serial, as Nova's)."""
+    group = {ConsoleType.SPICE_HTML5: conf.spice, ConsoleType.SERIAL: conf.serial_console}
+    if console_type in group and not group[console_type].enabled:
+        raise ConsoleTypeUnavailable(console_type=console_type.value)  # Nova's 400
+    if console_type is ConsoleType.SPICE_HTML5:
+        configured = conf.spice.html5proxy_base_url
+    elif console_type is ConsoleType.SERIAL:
+        configured = conf.serial_console.base_url
+    else:
+        configured = conf.vnc.novncproxy_base_url
+    if configured:
+        return str(configured)
+    own = console_base_url(conf, by_type(console_type.value))
+    return "ws" + own.removeprefix("http") if console_type is ConsoleType.SERIAL else own
 
 
 def access_url(base: str, token: str, console_type: ConsoleType) -> str:

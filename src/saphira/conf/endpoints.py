@@ -46,6 +46,25 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         in_catalog=False,
     ),
     Endpoint("nova-metadata", "metadata", 8775, "", "Metadata", _METADATA_PORT, in_catalog=False),
+    # The SPICE html5 and serial console proxies ([spice], [serial_console] enabled).
+    Endpoint(
+        "nova-spicehtml5proxy",
+        "spice-html5",
+        6082,
+        "/spice_auto.html",
+        "SPICE html5 console proxy",
+        ("spice", "html5proxy_port"),
+        in_catalog=False,
+    ),
+    Endpoint(
+        "nova-serialproxy",
+        "serial",
+        6083,
+        "/",
+        "Serial console proxy",
+        ("serial_console", "serialproxy_port"),
+        in_catalog=False,
+    ),
 )
 
 

@@ -23,6 +23,7 @@ from saphira.conf import (
     scheduler,
     security_compliance,
     services,
+    spice_serial,
     ssl,
     wsgi,
 )
@@ -35,6 +36,7 @@ _MODULES = (
     keystone_authtoken,
     services,
     consoles,
+    spice_serial,
     image,
     placement_api,
     network,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -30,7 +31,7 @@ Authorize = Callable[[str], ConsoleToken]
 @dataclass(frozen=True)
 class ProxySettings:
     console_type: ConsoleType
-    web_root: str
+    web_root: str | None  # None: no files, only the websocket (the serial proxy)
     allowed_origins: list[str] = field(default_factory=list)
     max_connections_per_token: int = 4
     enforce_session_timeout: bool = False
@@ -53,12 +54,16 @@ class ProxyHandler(SimpleHTTPRequestHandler):
             self._refuse(400, "URI must not start with //")
         elif self.headers.get("Upgrade", "").lower() == "websocket":
             self._websocket()
+        elif self.server.settings.web_root is None:
+            self.send_error(404, "Only a websocket is served here")
         else:
             super().do_GET()
 
     def do_HEAD(self) -> None:
         if checks.bad_path(self.path):
             self._refuse(400, "URI must not start with //")
+        elif self.server.settings.web_root is None:
+            self.send_error(404, "Only a websocket is served here")
         else:
             super().do_HEAD()
 
@@ -160,7 +165,7 @@ class ConsoleProxy(ThreadingHTTPServer):
     def __init__(
         self, address: tuple[str, int], authorize: Authorize, settings: ProxySettings
     ) -> None:
-        handler = partial(ProxyHandler, directory=settings.web_root)
+        handler = partial(ProxyHandler, directory=settings.web_root or os.devnull)
         super().__init__(address, handler, bind_and_activate=False)
         self.authorize, self.settings = authorize, settings
         self.connections = checks.ConnectionCounter(settings.max_connections_per_token)

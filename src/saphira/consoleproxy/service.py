@@ -1,5 +1,6 @@
-"""The noVNC proxy from the options: the cell directory's tokens, [vnc], [console]
-and [consoleauth]; in ``saphira up`` and as ``saphira-novncproxy``."""
+"""The console proxies from the options: the cell directory's tokens, [vnc]
+([spice]), [console] and [consoleauth]; in ``saphira up`` and as
+``saphira-novncproxy`` (``saphira-spicehtml5proxy``, ``saphira-serialproxy``)."""
 
 from __future__ import annotations
 
@@ -87,19 +88,35 @@ class Tokens:
             LOG.info("purged %d expired console tokens", purged)
 
 
+def web_root(conf: cfg.ConfigOpts, console_type: ConsoleType) -> str | None:
+    """The client's files: Debian's novnc, spice-html5; none for serial (Nova's
+    serial proxy serves only the websocket)."""
+    if console_type is ConsoleType.NOVNC:
+        return str(conf.vnc.novnc_web)
+    if console_type is ConsoleType.SPICE_HTML5:
+        return str(conf.spice.html5_web)
+    return None
+
+
 def settings(conf: cfg.ConfigOpts, console_type: ConsoleType) -> ProxySettings:
     return ProxySettings(
         console_type=console_type,
-        web_root=conf.vnc.novnc_web,
+        web_root=web_root(conf, console_type),
         allowed_origins=list(conf.console.allowed_origins),
         max_connections_per_token=conf.consoleauth.max_connections_per_token,
         enforce_session_timeout=conf.consoleauth.enforce_session_timeout,
     )
 
 
-def novnc_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> ConsoleProxy:
+def console_proxy(
+    conf: cfg.ConfigOpts, address: tuple[str, int], console_type: ConsoleType
+) -> ConsoleProxy:
     directory = CellDirectory.from_conf(conf)
     check = HostCheck(conf, directory)
-    proxy = ConsoleProxy(address, Tokens(directory, check), settings(conf, ConsoleType.NOVNC))
+    proxy = ConsoleProxy(address, Tokens(directory, check), settings(conf, console_type))
     proxy.on_stop += [check.close, directory.dispose]
     return proxy
+
+
+def novnc_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> ConsoleProxy:
+    return console_proxy(conf, address, ConsoleType.NOVNC)

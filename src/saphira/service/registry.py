@@ -97,7 +97,30 @@ def _novnc_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> Listener:
     return novnc_proxy(conf, address)
 
 
-_LISTENERS: dict[str, ListenerFactory] = {"novnc": _novnc_proxy}
+def _spice_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> Listener:
+    from saphira.consoleproxy.service import console_proxy
+    from saphira.objects import ConsoleType
+
+    return console_proxy(conf, address, ConsoleType.SPICE_HTML5)
+
+
+def _serial_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> Listener:
+    from saphira.consoleproxy.service import console_proxy
+    from saphira.objects import ConsoleType
+
+    return console_proxy(conf, address, ConsoleType.SERIAL)
+
+
+_LISTENERS: dict[str, ListenerFactory] = {
+    "novnc": _novnc_proxy,
+    "spice-html5": _spice_proxy,
+    "serial": _serial_proxy,
+}
+# The proxies that run only when their console type is on (as Nova's are deployed).
+_ENABLED: dict[str, Callable[[cfg.ConfigOpts], bool]] = {
+    "spice-html5": lambda conf: bool(conf.spice.enabled),
+    "serial": lambda conf: bool(conf.serial_console.enabled),
+}
 
 _FACTORIES: dict[str, AppFactory] = {
     "image": _image_app,
@@ -129,9 +152,15 @@ def served(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
     return [spec for spec in specs if spec.served]
 
 
-def proxies(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
-    """The console proxies ``saphira up`` runs beside the APIs (saphira-api does not)."""
-    return [spec for spec in specs if spec.listener is not None]
+def proxies(
+    specs: Iterable[ServiceSpec] = SERVICES, conf: cfg.ConfigOpts | None = None
+) -> list[ServiceSpec]:
+    """The console proxies ``saphira up`` runs beside the APIs (saphira-api does not);
+    given ``conf``, only those whose console type is enabled (SPICE, serial: off)."""
+    found = [spec for spec in specs if spec.listener is not None]
+    if conf is None:
+        return found
+    return [s for s in found if s.catalog_type not in _ENABLED or _ENABLED[s.catalog_type](conf)]
 
 
 def enabled(conf: cfg.ConfigOpts, specs: Iterable[ServiceSpec]) -> list[ServiceSpec]:

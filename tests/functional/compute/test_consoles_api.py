@@ -116,3 +116,51 @@ def test_another_projects_server_is_404_and_an_unplaced_one_409(harness: Harness
     assert _console(harness.client(), _server(harness, place=False)).status_code == 409
     assert harness.client().post(f"/v2.1/servers/{server_id}/remote-consoles",
                                  json=NOVNC, headers=_v("2.5")).status_code == 404  # fmt: skip
+
+
+def _enable_spice_and_serial(harness: Harness) -> None:
+    harness.conf.set_override("enabled", True, group="spice")
+    harness.conf.set_override("enabled", True, group="serial_console")
+
+
+@pytest.mark.parametrize(
+    ("console", "start"),
+    [({"protocol": "spice", "type": "spice-html5"}, "http://"),
+     ({"protocol": "serial", "type": "serial"}, "ws://")],
+)  # fmt: skip
+def test_spice_and_serial_urls_when_enabled(
+    harness: Harness, console: dict[str, str], start: str
+) -> None:
+    _enable_spice_and_serial(harness)
+    server_id = _server(harness)
+    for version, schema in (("2.6", v26.get_remote_consoles), ("2.99", v299.get_remote_consoles)):
+        body = check(schema, _console(harness.client(), server_id, version, remote_console=console))
+        assert body["remote_console"] == {**console, "url": body["remote_console"]["url"]}
+        url = urlparse(body["remote_console"]["url"])
+        assert f"{url.scheme}://" == start and parse_qs(url.query)["token"][0]
+    cast = harness.recorder.casts[-1]
+    assert cast[:2] == ("host1", "get_console_endpoint")
+    assert cast[2]["console_type"] == console["type"]
+
+
+@pytest.mark.parametrize(
+    ("action", "kind", "path"),
+    [("os-getSPICEConsole", "spice-html5", "/spice_auto.html"),
+     ("os-getSerialConsole", "serial", "/")],
+)  # fmt: skip
+def test_the_spice_and_serial_actions_below_2_6(
+    harness: Harness, action: str, kind: str, path: str
+) -> None:
+    server_id = _server(harness)
+    url = f"/v2.1/servers/{server_id}/action"
+    off = harness.client().post(url, json={action: {"type": kind}}, headers=_v("2.5"))
+    assert off.status_code == 400 and "Unavailable console type" in off.text  # not enabled
+    _enable_spice_and_serial(harness)
+    body = check(v21.get_vnc_console, harness.client().post(
+        url, json={action: {"type": kind}}, headers=_v("2.5")))  # fmt: skip
+    assert body["console"]["type"] == kind
+    assert urlparse(body["console"]["url"]).path == path
+    for wrong in ({"type": "novnc"}, {}):
+        assert harness.client().post(url, json={action: wrong}).status_code == 400
+    newer = harness.client().post(url, json={action: {"type": kind}}, headers=_v("2.6"))
+    assert newer.status_code == 404

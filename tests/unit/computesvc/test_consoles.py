@@ -100,6 +100,22 @@ def test_the_base_url_is_the_option_or_the_proxy_at_my_ip() -> None:
         consoles.base_url(conf, ConsoleType.SERIAL)
 
 
+def test_spice_and_serial_urls_exist_only_when_enabled_serial_one_is_ws() -> None:
+    conf = make_conf()
+    conf.set_override("my_ip", "192.0.2.10")
+    conf.set_override("port_offset", 7)
+    for kind in (ConsoleType.SPICE_HTML5, ConsoleType.SERIAL):
+        with pytest.raises(ConsoleTypeUnavailable):
+            consoles.base_url(conf, kind)
+    conf.set_override("enabled", True, group="spice")
+    conf.set_override("enabled", True, group="serial_console")
+    spice = consoles.base_url(conf, ConsoleType.SPICE_HTML5)
+    assert spice == "http://192.0.2.10:6089/spice_auto.html"
+    assert consoles.base_url(conf, ConsoleType.SERIAL) == "ws://192.0.2.10:6090/"
+    conf.set_override("base_url", "wss://console.example/", group="serial_console")
+    assert consoles.base_url(conf, ConsoleType.SERIAL) == "wss://console.example/"
+
+
 class _Conductor(Records):
     """The conductor's agent-facing writes, on the test's databases."""
 

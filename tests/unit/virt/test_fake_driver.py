@@ -3,6 +3,8 @@ events, fault injection and many hypervisors in one process."""
 
 from __future__ import annotations
 
+import socket
+import struct
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,7 +12,7 @@ import pytest
 
 from saphira import conf as saphira_conf
 from saphira.domain.states import PowerState
-from saphira.exception import ConfigError
+from saphira.exception import ConfigError, ConsoleTypeUnavailable
 from saphira.objects import ConsoleType, Flavor, Instance
 from saphira.virt import loader
 from saphira.virt.errors import GuestNotFound, InjectedFault, VirtError
@@ -95,6 +97,73 @@ def test_console_rebuild_and_snapshot() -> None:
     assert b"".join(uploads[0].chunks).startswith(b"fake disk of u-1 from img-2")
     assert driver.get_console(inst, ConsoleType.NOVNC).host == "127.0.0.1"
     driver.destroy(inst, ())
+
+
+ALL_CONSOLES = frozenset(ConsoleType)
+
+
+def test_a_fake_guests_serial_port_prints_the_marker_and_a_prompt_until_destroyed() -> None:
+    driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
+    inst = _instance()
+    driver.spawn(inst, IMAGE, ())
+    endpoint = driver.get_console(inst, ConsoleType.SERIAL)
+    assert driver.get_console(inst, ConsoleType.SERIAL) == endpoint  # one port per guest
+    with socket.create_connection((endpoint.host, endpoint.port), timeout=10) as tty:
+        seen = _read_until(tty, b"login: ")
+        assert seen.startswith(b"SAPHIRA-GUEST: serial console of " + inst.name.encode())
+        tty.sendall(b"root\r")
+        assert _read_until(tty, b"login: ") == f"root\r\n{inst.name} login: ".encode()
+    driver.destroy(inst, ())
+    with pytest.raises(OSError):
+        socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
+
+
+def test_a_fake_guests_spice_server_answers_the_link_message() -> None:
+    driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
+    inst = _instance()
+    driver.spawn(inst, IMAGE, ())
+    endpoint = driver.get_console(inst, ConsoleType.SPICE_HTML5)
+    link = struct.pack("<IBBIII", 0, 1, 0, 0, 0, 18)
+    with socket.create_connection((endpoint.host, endpoint.port), timeout=10) as spice:
+        spice.sendall(b"REDQ" + struct.pack("<III", 2, 2, len(link)) + link)
+        head = _read_exactly(spice, 16)
+        assert head[:4] == b"REDQ" and struct.unpack("<III", head[4:]) == (2, 2, 178)
+        assert struct.unpack("<I", _read_exactly(spice, 4)) == (0,)  # SPICE_LINK_ERR_OK
+    driver.destroy(inst, ())
+    with pytest.raises(OSError):
+        socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
+
+
+def test_spice_and_serial_follow_their_options_as_with_libvirt() -> None:
+    conf = saphira_conf.load([])
+    (off,) = FakeDriver.from_conf(conf)
+    inst = _instance()
+    off.spawn(inst, IMAGE, ())
+    for kind in (ConsoleType.SPICE_HTML5, ConsoleType.SERIAL):
+        with pytest.raises(ConsoleTypeUnavailable):
+            off.get_console(inst, kind)
+    off.destroy(inst, ())
+    conf.set_override("enabled", True, group="serial_console")
+    (on,) = FakeDriver.from_conf(conf)
+    assert on.consoles == {ConsoleType.NOVNC, ConsoleType.SERIAL}
+
+
+def _read_exactly(sock: socket.socket, count: int) -> bytes:
+    data = b""
+    while len(data) < count:
+        chunk = sock.recv(count - len(data))
+        assert chunk, data
+        data += chunk
+    return data
+
+
+def _read_until(tty: socket.socket, end: bytes) -> bytes:
+    seen = b""
+    while not seen.endswith(end):
+        chunk = tty.recv(4096)
+        assert chunk, seen
+        seen += chunk
+    return seen
 
 
 def test_resize_between_hosts_then_confirm_or_revert() -> None:

@@ -4,12 +4,13 @@ for admins (GET /os-console-auth-tokens/{token}), in Nova's shapes.
 
 The compute host says where the guest's console listens (RPC
 get_console_endpoint); ``saphira.computesvc.consoles`` keeps the token, hashed,
-in the server's cell. Only noVNC is served today; the console type is a
-parameter everywhere so SPICE and serial slot in.
+in the server's cell. noVNC, SPICE html5 and serial consoles; the console type is a
+parameter everywhere: SPICE (spice-html5) and serial take the same path.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from werkzeug.routing import Rule
@@ -25,7 +26,7 @@ from saphira.objects import ConsoleType
 # (protocol, type) pairs Nova's schema accepts; the ones not served get its 400.
 _PROTOCOLS = ("vnc", "spice", "rdp", "serial", "mks")
 _TYPES = ("novnc", "xvpvnc", "rdp-html5", "spice-html5", "serial", "webmks")
-_SERVED = {(kind.protocol, kind.value): kind for kind in (ConsoleType.NOVNC,)}
+_SERVED = {(kind.protocol, kind.value): kind for kind in ConsoleType}
 _REMOTE_CONSOLE = {
     "type": "object",
     "required": ["remote_console"],
@@ -70,6 +71,24 @@ def vnc_action(call: Call, server_id: str, _key: str, body: Any) -> Response:
         raise ConsoleTypeUnavailable(console_type=kind)
     url = console_url(call, server_id, ConsoleType.NOVNC)
     return json_response({"console": {"type": kind, "url": url}})
+
+
+def _legacy_action(kind: ConsoleType) -> Callable[[Call, str, str, Any], Response]:
+    """os-getSPICEConsole / os-getSerialConsole (2.1-2.5): the one type each accepts."""
+
+    def action(call: Call, server_id: str, _key: str, body: Any) -> Response:
+        if call.at_least("2.6"):
+            raise NotFound("The resource could not be found.")
+        if not isinstance(body, dict) or body.get("type") != kind.value:
+            raise BadRequest("Invalid input for field/attribute type.")
+        url = console_url(call, server_id, kind)
+        return json_response({"console": {"type": kind.value, "url": url}})
+
+    return action
+
+
+spice_action = _legacy_action(ConsoleType.SPICE_HTML5)
+serial_action = _legacy_action(ConsoleType.SERIAL)
 
 
 @min_version("2.6")

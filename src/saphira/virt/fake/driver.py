@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Self
+from typing import Protocol, Self
 
 from oslo_config import cfg
 
@@ -22,6 +22,8 @@ from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.fake.faults import FaultInjector
 from saphira.virt.fake.guests import FakeGuest
 from saphira.virt.fake.rfb import RfbServer
+from saphira.virt.fake.serial import SerialServer
+from saphira.virt.fake.spice import SpiceServer
 from saphira.virt.types import (
     VIF,
     BlockDeviceInfo,
@@ -38,6 +40,27 @@ from saphira.virt.types import (
 )
 
 _T = LifecycleTransition
+
+
+def _consoles(conf: cfg.ConfigOpts) -> frozenset[ConsoleType]:
+    """noVNC always (the fake guest has no graphics to switch off); SPICE and serial
+    when ``[spice]`` / ``[serial_console]`` are enabled."""
+    on = {
+        ConsoleType.SPICE_HTML5: conf.spice.enabled,
+        ConsoleType.SERIAL: conf.serial_console.enabled,
+    }
+    return frozenset({ConsoleType.NOVNC, *(kind for kind, enabled in on.items() if enabled)})
+
+
+class ConsoleServer(Protocol):
+    """A fake guest's console listener (RFB, SPICE link, serial)."""
+
+    @property
+    def port(self) -> int: ...
+
+    def stop(self) -> None: ...
+
+
 UPTIME = " 00:00:00 up 0 min,  0 users,  load average: 0.00, 0.00, 0.00"
 
 
@@ -52,13 +75,17 @@ class FakeDriver(ComputeDriver):
         delay: float = 0.0,
         console_lines: int = 1000,
         sleep: Callable[[float], None] = time.sleep,
+        consoles: frozenset[ConsoleType] = frozenset({ConsoleType.NOVNC}),
     ) -> None:
         super().__init__(host, node)
+        self.consoles = consoles  # as libvirt: SPICE and serial only when enabled
         self.vcpus, self.memory_mb, self.local_gb = resources
         self.faults = faults if faults is not None else FaultInjector()
         self.delay, self.console_lines, self._sleep = delay, console_lines, sleep
         self.guests: dict[str, FakeGuest] = {}
-        self._vnc: dict[str, RfbServer] = {}  # uuid -> the guest's VNC server, once asked
+        self._vnc: dict[str, ConsoleServer] = {}  # uuid -> the guest's VNC server, once asked
+        self._serial: dict[str, ConsoleServer] = {}  # uuid -> its TCP serial, once asked
+        self._spice: dict[str, ConsoleServer] = {}  # uuid -> its SPICE server, once asked
         self._lock = threading.Lock()
         self.started = False
 
@@ -75,6 +102,7 @@ class FakeDriver(ComputeDriver):
                 faults=faults,
                 delay=group.delay,
                 console_lines=group.console_lines,
+                consoles=_consoles(conf),
             )
             for node in (group.nodes or [conf.host])
         ]
@@ -198,21 +226,29 @@ class FakeDriver(ComputeDriver):
         return "".join(line + "\n" for line in self._guest(instance).console)
 
     def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
-        """noVNC: the guest's own minimal RFB server on 127.0.0.1, started on first use."""
-        if console_type is not ConsoleType.NOVNC:
+        """noVNC: the guest's own minimal RFB server on 127.0.0.1; SPICE: a server
+        answering the link message; serial: its TCP serial port printing a login
+        prompt; each started on first use."""
+        if console_type not in self.consoles:
             raise ConsoleTypeUnavailable(console_type=console_type.value)
         guest = self._guest(instance)
+        kinds: dict[ConsoleType, tuple[dict[str, ConsoleServer], Callable[[str], ConsoleServer]]]
+        kinds = {ConsoleType.NOVNC: (self._vnc, RfbServer),
+                 ConsoleType.SPICE_HTML5: (self._spice, SpiceServer),
+                 ConsoleType.SERIAL: (self._serial, SerialServer)}  # fmt: skip
+        servers, make = kinds[console_type]
         with self._lock:
-            server = self._vnc.get(guest.uuid)
+            server = servers.get(guest.uuid)
             if server is None:
-                server = self._vnc[guest.uuid] = RfbServer(guest.name)
+                server = servers[guest.uuid] = make(guest.name)
         return ConsoleEndpoint("127.0.0.1", server.port)
 
     def _drop_console(self, uuid: str) -> None:
         with self._lock:
-            server = self._vnc.pop(uuid, None)
-        if server is not None:
-            server.stop()
+            servers = [kind.pop(uuid, None) for kind in (self._vnc, self._spice, self._serial)]
+        for server in servers:
+            if server is not None:
+                server.stop()
 
     # -- resize ---------------------------------------------------------------
     def migrate_disk_and_power_off(

@@ -19,6 +19,7 @@ from saphira.virt.libvirt.config_types import (
     InstanceMetadata,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
 )
 from saphira.virt.libvirt.config_xml import interface_xml, to_xml
 
@@ -31,6 +32,7 @@ __all__ = [
     "InstanceMetadata",
     "InterfaceConfig",
     "SerialConsoleConfig",
+    "SpiceConfig",
     "from_xml",
     "interface_xml",
     "to_xml",

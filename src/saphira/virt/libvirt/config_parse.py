@@ -21,6 +21,7 @@ from saphira.virt.libvirt.config_types import (
     InstanceMetadata,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
     metadata_tag,
 )
 
@@ -58,6 +59,7 @@ def from_xml(text: str) -> DomainConfig:
         interfaces=tuple(_interface(el) for el in devices.iterfind("interface")),
         serial=_serial(devices),
         graphics=_graphics(devices),
+        spice=_spice(devices),
         metadata=_metadata(root),
         on_poweroff=root.findtext("on_poweroff", "destroy"),
         on_reboot=root.findtext("on_reboot", "restart"),
@@ -154,7 +156,11 @@ def _serial(devices: ET.Element) -> SerialConsoleConfig | None:
     for serial in devices.iterfind("serial"):
         log = serial.find("log")
         if log is not None and log.get("file"):
-            return SerialConsoleConfig(_attr(log, "file"))
+            source = serial.find("source") if serial.get("type") == "tcp" else None
+            if source is None or source.get("service") is None:
+                return SerialConsoleConfig(_attr(log, "file"))
+            port = _int(_attr(source, "service"), "serial port")
+            return SerialConsoleConfig(_attr(log, "file"), source.get("host"), port)
     return None
 
 
@@ -169,6 +175,18 @@ def _graphics(devices: ET.Element) -> GraphicsConfig | None:
         return GraphicsConfig(
             listen=listen, port=port if port >= 0 else None, keymap=graphics.get("keymap")
         )
+    return None
+
+
+def _spice(devices: ET.Element) -> SpiceConfig | None:
+    for graphics in devices.iterfind("graphics[@type='spice']"):
+        address = graphics.find("listen[@type='address']")
+        listen = graphics.get("listen") if address is None else address.get("address")
+        if listen is None:
+            continue
+        port = _int(graphics.get("port", "-1"), "SPICE port")
+        agent = devices.find("channel[@type='spicevmc']") is not None
+        return SpiceConfig(listen=listen, port=port if port >= 0 else None, agent=agent)
     return None
 
 

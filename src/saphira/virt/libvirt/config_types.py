@@ -71,9 +71,14 @@ class InterfaceConfig:
 @dataclass(frozen=True)
 class SerialConsoleConfig:
     """A pty serial port whose output virtlogd also appends to ``log_path``
-    (the console log the API serves), plus the matching console."""
+    (the console log the API serves), plus the matching console. With
+    ``tcp_host`` and ``tcp_port`` (``[serial_console] enabled``) the port is a
+    raw TCP listener there instead, for the serial console proxy; virtlogd
+    still writes the log, as Nova keeps console.log with serial consoles on."""
 
     log_path: str
+    tcp_host: str | None = None
+    tcp_port: int | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,17 @@ class GraphicsConfig:
     listen: str
     port: int | None = None
     keymap: str | None = None
+
+
+@dataclass(frozen=True)
+class SpiceConfig:
+    """SPICE graphics on ``listen`` (libvirt picks the port, as for VNC; a running
+    guest's XML reports it). ``agent`` adds the spicevmc channel the guest's
+    SPICE agent talks through ([spice] agent_enabled)."""
+
+    listen: str
+    port: int | None = None
+    agent: bool = True
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,7 @@ class DomainConfig:
     interfaces: tuple[InterfaceConfig, ...] = ()
     serial: SerialConsoleConfig | None = None
     graphics: GraphicsConfig | None = None
+    spice: SpiceConfig | None = None
     metadata: InstanceMetadata | None = None
     on_poweroff: str = "destroy"
     on_reboot: str = "restart"

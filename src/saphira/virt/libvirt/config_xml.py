@@ -25,6 +25,7 @@ from saphira.virt.libvirt.config_types import (
     InstanceMetadata,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
     metadata_tag,
 )
 
@@ -104,9 +105,13 @@ def _devices(parent: ET.Element, domain: DomainConfig) -> None:
         _interface(parent, nic)
     if domain.serial is not None:
         _serial(parent, domain.serial)
-    if domain.graphics is not None:
+    if domain.graphics is not None or domain.spice is not None:
         ET.SubElement(parent, "input", type="tablet", bus="usb")
+    if domain.graphics is not None:
         _graphics(parent, domain.graphics)
+    if domain.spice is not None:
+        _spice(parent, domain.spice)
+    if domain.graphics is not None or domain.spice is not None:
         ET.SubElement(ET.SubElement(parent, "video"), "model", type="vga")
     ET.SubElement(parent, "memballoon", model="none")
     rng = ET.SubElement(parent, "rng", model="virtio")
@@ -166,11 +171,18 @@ def _check_interface(nic: InterfaceConfig) -> None:
 
 
 def _serial(parent: ET.Element, serial: SerialConsoleConfig) -> None:
-    port = ET.SubElement(parent, "serial", type="pty")
-    ET.SubElement(port, "log", file=serial.log_path, append="on")
-    ET.SubElement(port, "target", port="0")
-    console = ET.SubElement(parent, "console", type="pty")
-    ET.SubElement(console, "target", type="serial", port="0")
+    kind = "pty" if serial.tcp_port is None else "tcp"
+    for tag in ("serial", "console"):
+        element = ET.SubElement(parent, tag, type=kind)
+        if serial.tcp_port is not None:
+            host = serial.tcp_host or "127.0.0.1"
+            ET.SubElement(element, "source", mode="bind", host=host, service=str(serial.tcp_port))
+            ET.SubElement(element, "protocol", type="raw")
+        if tag == "serial":
+            ET.SubElement(element, "log", file=serial.log_path, append="on")
+            ET.SubElement(element, "target", port="0")
+        else:
+            ET.SubElement(element, "target", type="serial", port="0")
 
 
 def _graphics(parent: ET.Element, graphics: GraphicsConfig) -> None:
@@ -183,3 +195,16 @@ def _graphics(parent: ET.Element, graphics: GraphicsConfig) -> None:
     if graphics.keymap is not None:
         element.set("keymap", graphics.keymap)
     ET.SubElement(element, "listen", type="address", address=graphics.listen)
+
+
+def _spice(parent: ET.Element, spice: SpiceConfig) -> None:
+    element = ET.SubElement(parent, "graphics", type="spice", listen=spice.listen)
+    if spice.port is None:
+        element.set("autoport", "yes")
+    else:
+        element.set("port", str(spice.port))
+        element.set("autoport", "no")
+    ET.SubElement(element, "listen", type="address", address=spice.listen)
+    if spice.agent:
+        channel = ET.SubElement(parent, "channel", type="spicevmc")
+        ET.SubElement(channel, "target", type="virtio", name="com.redhat.spice.0")

@@ -16,6 +16,7 @@ from saphira.virt.libvirt.config import (
     GraphicsConfig,
     InstanceMetadata,
     SerialConsoleConfig,
+    SpiceConfig,
 )
 from saphira.virt.libvirt.paths import InstanceFiles
 from saphira.virt.libvirt.vif import interface
@@ -26,6 +27,9 @@ from saphira.virt.types import NetworkInfo
 class GuestSettings:
     virt_type: str  # "qemu" or "kvm", decided once at start by the KVM probe
     vnc_listen: str | None  # None: no graphics ([vnc] enabled = false)
+    serial_listen: str | None = None  # a TCP serial port there ([serial_console] enabled)
+    spice_listen: str | None = None  # SPICE graphics there ([spice] enabled), beside VNC
+    spice_agent: bool = True  # [spice] agent_enabled: the spicevmc channel
 
 
 def build(
@@ -35,6 +39,7 @@ def build(
     network_info: NetworkInfo,
     settings: GuestSettings,
     host: str,
+    serial_port: int | None = None,
     *,
     config_drive: bool = False,
 ) -> DomainConfig:
@@ -46,6 +51,8 @@ def build(
     if config_drive:
         disks.append(DiskConfig(str(files.config_drive), "hda", "raw", "ide", "cdrom"))
     graphics = GraphicsConfig(settings.vnc_listen) if settings.vnc_listen else None
+    listen = settings.spice_listen
+    spice = SpiceConfig(listen, None, settings.spice_agent) if listen else None
     return DomainConfig(
         name=instance.name,
         uuid=instance.uuid,
@@ -55,8 +62,9 @@ def build(
         cpu_mode="host-passthrough" if settings.virt_type == "kvm" else None,
         disks=tuple(disks),
         interfaces=tuple(interface(vif, host) for vif in network_info),
-        serial=SerialConsoleConfig(str(files.console_log)),
+        serial=SerialConsoleConfig(str(files.console_log), settings.serial_listen, serial_port),
         graphics=graphics,
+        spice=spice,
         metadata=InstanceMetadata(
             name=instance.display_name,
             project_id=instance.project_id,

@@ -9,6 +9,7 @@ removes the domain and the directory whatever state they are in.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import subprocess
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ from saphira.virt.libvirt.paths import (
     copy_guest_dir,
     make_reachable_dir,
 )
+from saphira.virt.libvirt.serial_ports import SerialPorts, parse_range, ports_in
 from saphira.virt.libvirt.vif import interface
 from saphira.virt.types import (
     VIF,
@@ -80,12 +82,14 @@ class Settings:
     guest: domain.GuestSettings
     uri: str = ""
     vnc_proxyclient_address: str = "127.0.0.1"
+    spice_proxyclient_address: str = "127.0.0.1"
     shutdown_timeout: int = 60
     console_bytes: int = 100 * 1024
     cache_subdir: str = "_base"
     remove_unused_bases: bool = True
     unused_base_min_age: int = 86400
     drive: configdrive.DriveSettings = field(default_factory=configdrive.DriveSettings)
+    serial_ports: range = range(10000, 20001)  # [serial_console] port_range
 
 
 class LibvirtDriver(ComputeDriver):
@@ -96,6 +100,10 @@ class LibvirtDriver(ComputeDriver):
         self.settings = settings
         self.cache = ImageCache(settings.instances_path / settings.cache_subdir, images)
         self._libvirt = Host(settings.uri, self._domain_event)
+        listen = settings.guest.serial_listen
+        self.serial_ports = (
+            None if listen is None else SerialPorts(listen, settings.serial_ports, self._tcp_ports)
+        )
 
     @classmethod
     def from_conf(cls, conf: cfg.ConfigOpts) -> list[Self]:
@@ -105,9 +113,18 @@ class LibvirtDriver(ComputeDriver):
             kvm_probe.probe_guest_in(Path(conf.state_path) / TEST_IMAGE_DIR),
         )
         vnc = conf.vnc.server_listen if conf.vnc.enabled else None
+        serial = conf.serial_console
         settings = Settings(
             instances_path=Path(conf.instances_path),
-            guest=domain.GuestSettings(decision.virt_type, vnc),
+            guest=domain.GuestSettings(
+                decision.virt_type,
+                vnc,
+                serial.proxyclient_address if serial.enabled else None,
+                conf.spice.server_listen if conf.spice.enabled else None,
+                conf.spice.agent_enabled,
+            ),
+            spice_proxyclient_address=conf.spice.server_proxyclient_address,
+            serial_ports=parse_range(serial.port_range),
             uri=conf.libvirt.connection_uri,
             vnc_proxyclient_address=conf.vnc.server_proxyclient_address,
             shutdown_timeout=conf.shutdown_timeout,
@@ -291,7 +308,11 @@ class LibvirtDriver(ComputeDriver):
 
     def get_console(self, instance: Instance, console_type: ConsoleType) -> ConsoleEndpoint:
         """noVNC: the port the live domain's VNC graphics got (autoport), reached at
-        ``[vnc] server_proxyclient_address`` as Nova does."""
+        ``[vnc] server_proxyclient_address`` as Nova does; serial: its TCP serial port."""
+        if console_type is ConsoleType.SERIAL:
+            return self._serial_console(instance)
+        if console_type is ConsoleType.SPICE_HTML5:
+            return self._spice_console(instance)
         if console_type is not ConsoleType.NOVNC or self.settings.guest.vnc_listen is None:
             raise ConsoleTypeUnavailable(console_type=console_type.value)  # [vnc] enabled off
         dom = self._domain(instance)
@@ -299,6 +320,26 @@ class LibvirtDriver(ComputeDriver):
         if graphics is None or not graphics.port or graphics.port < 0:
             raise ConsoleNotAvailable()  # no graphics, or the guest is not running
         return ConsoleEndpoint(self.settings.vnc_proxyclient_address, graphics.port)
+
+    def _spice_console(self, instance: Instance) -> ConsoleEndpoint:
+        """The port the live domain's SPICE graphics got, at server_proxyclient_address."""
+        if self.settings.guest.spice_listen is None:
+            raise ConsoleTypeUnavailable(console_type=ConsoleType.SPICE_HTML5.value)
+        dom = self._domain(instance)
+        spice = from_xml(self._call(instance, dom.XMLDesc, 0)).spice
+        if spice is None or not spice.port:
+            raise ConsoleNotAvailable()
+        return ConsoleEndpoint(self.settings.spice_proxyclient_address, spice.port)
+
+    def _serial_console(self, instance: Instance) -> ConsoleEndpoint:
+        listen = self.settings.guest.serial_listen
+        if listen is None:
+            raise ConsoleTypeUnavailable(console_type=ConsoleType.SERIAL.value)
+        dom = self._domain(instance)
+        serial = from_xml(self._call(instance, dom.XMLDesc, 0)).serial
+        if serial is None or serial.tcp_port is None or not dom.isActive():
+            raise ConsoleNotAvailable()  # defined before serial consoles were on, or stopped
+        return ConsoleEndpoint(serial.tcp_host or listen, serial.tcp_port)
 
     # -- resize on this host: the old directory is kept aside until confirm/revert
     def migrate_disk_and_power_off(
@@ -405,11 +446,46 @@ class LibvirtDriver(ComputeDriver):
     def _define(
         self, instance: Instance, flavor: Flavor, files: InstanceFiles, network_info: NetworkInfo
     ) -> Any:
-        config = domain.build(instance, flavor, files, network_info, self.settings.guest, self.host,
-                              config_drive=files.config_drive.exists())  # fmt: skip
+        if self.serial_ports is None:
+            return self._define_with(instance, flavor, files, network_info, None)
+        kept = self._serial_port_of(instance)  # a redefinition keeps its guest's port
+        if kept is not None:
+            return self._define_with(instance, flavor, files, network_info, kept)
+        with self.serial_ports.reserve() as port:
+            return self._define_with(instance, flavor, files, network_info, port)
+
+    def _define_with(
+        self,
+        instance: Instance,
+        flavor: Flavor,
+        files: InstanceFiles,
+        network_info: NetworkInfo,
+        serial_port: int | None,
+    ) -> Any:
+        settings = self.settings.guest
+        config = domain.build(
+            instance, flavor, files, network_info, settings, self.host, serial_port,
+            config_drive=files.config_drive.exists(),
+        )  # fmt: skip
         xml = to_xml(config)
         files.domain_xml.write_text(xml)
         return self._call(instance, self._conn().defineXML, xml)
+
+    def _serial_port_of(self, instance: Instance) -> int | None:
+        try:
+            dom = self._domain(instance)
+        except GuestNotFound:
+            return None
+        serial = from_xml(self._call(instance, dom.XMLDesc, 0)).serial
+        return None if serial is None else serial.tcp_port
+
+    def _tcp_ports(self) -> set[int]:
+        """Serial ports every domain on this libvirtd holds (another cloud's too)."""
+        taken: set[int] = set()
+        for dom in self._conn().listAllDomains(0):
+            with contextlib.suppress(libvirt.libvirtError):  # gone meanwhile
+                taken |= ports_in(dom.XMLDesc(0))
+        return taken
 
     def _remove(self, instance: Instance, files: InstanceFiles) -> None:
         """Domain (with managed save), directory and resize backup; idempotent."""

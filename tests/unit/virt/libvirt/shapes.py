@@ -9,6 +9,7 @@ from saphira.virt.libvirt.config import (
     InstanceMetadata,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
 )
 
 DIR = "/var/lib/saphira/instances/x"
@@ -71,6 +72,7 @@ MAXIMAL = DomainConfig(
     interfaces=(LINUX_BRIDGE, OVS, ETHERNET),
     serial=SerialConsoleConfig(log_path=f"{DIR}/console.log"),
     graphics=GraphicsConfig(listen="127.0.0.1", port=5901, keymap="en-us"),
+    spice=SpiceConfig(listen="127.0.0.1", port=5902, agent=True),
     metadata=METADATA,
     on_poweroff="preserve",
     on_reboot="destroy",

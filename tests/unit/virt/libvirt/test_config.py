@@ -16,9 +16,11 @@ from saphira.virt.libvirt.config import (
     GraphicsConfig,
     InterfaceConfig,
     SerialConsoleConfig,
+    SpiceConfig,
     from_xml,
     to_xml,
 )
+from saphira.virt.libvirt.serial_ports import ports_in
 from tests.unit.virt.libvirt.shapes import (
     ETHERNET,
     LINUX_BRIDGE,
@@ -114,6 +116,26 @@ def test_video_and_tablet_only_with_graphics() -> None:
     assert with_vnc.find("devices/input[@type='tablet'][@bus='usb']") is not None
 
 
+def test_spice_beside_vnc_or_alone_with_its_agent_channel() -> None:
+    both = dataclasses.replace(MINIMAL, graphics=GraphicsConfig("127.0.0.1"),
+                               spice=SpiceConfig("192.0.2.5"))  # fmt: skip
+    root = tree(both)
+    assert root.find("devices/graphics[@type='vnc']") is not None
+    spice = root.find("devices/graphics[@type='spice']")
+    assert spice is not None and spice.get("autoport") == "yes"
+    assert spice.find("listen[@type='address'][@address='192.0.2.5']") is not None
+    channel = root.find("devices/channel[@type='spicevmc']/target")
+    assert channel is not None and channel.get("name") == "com.redhat.spice.0"
+    assert len(root.findall("devices/video")) == 1 and len(root.findall("devices/input")) == 1
+    assert from_xml(to_xml(both)) == both
+    alone = dataclasses.replace(MINIMAL, spice=SpiceConfig("127.0.0.1", 5930, agent=False))
+    root = tree(alone)
+    assert root.find("devices/graphics[@type='vnc']") is None
+    assert root.find("devices/graphics[@type='spice'][@port='5930']") is not None
+    assert root.find("devices/channel") is None and root.find("devices/video") is not None
+    assert from_xml(to_xml(alone)) == alone
+
+
 def test_vnc_autoport_unless_a_port_is_given() -> None:
     auto = tree(dataclasses.replace(MINIMAL, graphics=GraphicsConfig("127.0.0.1"))).find(
         "devices/graphics"
@@ -158,6 +180,24 @@ def test_serial_console_logs_to_the_file() -> None:
     assert log is not None and (log.get("file"), log.get("append")) == ("/x/console.log", "on")
     assert root.find("devices/serial/target[@port='0']") is not None
     assert root.find("devices/console[@type='pty']/target[@type='serial'][@port='0']") is not None
+
+
+def test_a_tcp_serial_console_listens_raw_and_still_logs_to_the_file() -> None:
+    serial = SerialConsoleConfig("/x/console.log", "192.0.2.5", 10007)
+    domain = dataclasses.replace(MINIMAL, serial=serial)
+    root = tree(domain)
+    for tag in ("serial", "console"):
+        source = root.find(f"devices/{tag}[@type='tcp']/source")
+        assert source is not None, tag
+        assert (source.get("mode"), source.get("host"), source.get("service")) == (
+            "bind", "192.0.2.5", "10007")  # fmt: skip
+        assert root.find(f"devices/{tag}/protocol[@type='raw']") is not None
+    log = root.find("devices/serial[@type='tcp']/log")
+    assert log is not None and (log.get("file"), log.get("append")) == ("/x/console.log", "on")
+    assert root.find("devices/*[@type='pty']") is None
+    assert from_xml(to_xml(domain)) == domain
+    assert ports_in(to_xml(domain)) == {10007}
+    assert ports_in(to_xml(dataclasses.replace(MINIMAL, serial=SerialConsoleConfig("/l")))) == set()
 
 
 def test_metadata_lives_in_our_namespace_with_the_saphira_prefix() -> None:

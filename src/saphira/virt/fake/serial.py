@@ -1,0 +1,57 @@
+"""A fake guest's serial port on TCP, so a serial console URL works in CI.
+
+Like a real guest's ``tcp`` serial chardev it listens on 127.0.0.1 and talks
+raw bytes: on connect it prints a ``SAPHIRA-GUEST:`` marker line and a login
+prompt; it echoes what it is sent and answers Enter with a new prompt. Each
+guest has its own port, stopped when the guest is destroyed.
+"""
+
+from __future__ import annotations
+
+import socket
+import socketserver
+import threading
+
+MARKER = "SAPHIRA-GUEST:"
+
+
+def greeting(name: str) -> bytes:
+    return f"{MARKER} serial console of {name}\r\n{prompt(name)}".encode()
+
+
+def prompt(name: str) -> str:
+    return f"{name} login: "
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    server: SerialServer
+
+    def handle(self) -> None:
+        conn: socket.socket = self.request
+        conn.sendall(greeting(self.server.name))
+        while data := conn.recv(4096):
+            for byte in data:
+                if byte in b"\r\n":
+                    conn.sendall(f"\r\n{prompt(self.server.name)}".encode())
+                else:
+                    conn.sendall(bytes([byte]))
+
+
+class SerialServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, name: str, host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), _Handler)
+        self.name = name
+        self._thread = threading.Thread(target=self.serve_forever, name=f"tty-{name}", daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+        self._thread.join(timeout=5)
