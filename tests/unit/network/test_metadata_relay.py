@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from saphira.network.metadata.agent import MetadataAgent
-from saphira.network.metadata.ns_proxy import Listener
+from saphira.network.metadata.ns_proxy import Listener, UnixConnection
 from saphira.network.metadata.resolver import InstancePort
 from saphira.network.metadata.upstream import MetadataApi
 from tests.metadata_stub import SECRET, StubApi, stub_metadata_api
@@ -128,3 +130,45 @@ def test_a_wrong_secret_is_refused_by_the_api_and_the_guest_gets_403(tmp_path: P
 
 def test_the_agents_socket_is_for_its_own_user_only(chain: Chain, tmp_path: Path) -> None:
     assert (tmp_path / "metadata_proxy").stat().st_mode & 0o777 == 0o600
+
+
+def test_the_proxy_waits_for_a_busy_agent_instead_of_failing(tmp_path: Path) -> None:
+    """A unix connect with a timeout fails at once (EAGAIN) on a full backlog, which
+    turned most of a boot storm into 502s; the proxy's connect waits for the accept."""
+    path = str(tmp_path / "busy")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listening:
+        listening.bind(path)
+        listening.listen(0)
+        waiting = fill_backlog(path)
+        accepted: list[socket.socket] = []
+
+        def accept_later() -> None:
+            time.sleep(0.3)
+            listening.settimeout(5)
+            for _ in range(len(waiting) + 1):
+                accepted.append(listening.accept()[0])
+
+        acceptor = threading.Thread(target=accept_later, daemon=True)
+        acceptor.start()
+        connection = UnixConnection(path, timeout=5)
+        try:
+            connection.connect()
+        finally:
+            acceptor.join(timeout=10)
+            connection.close()
+            for sock in waiting + accepted:
+                sock.close()
+        assert len(accepted) == len(waiting) + 1
+
+
+def fill_backlog(path: str) -> list[socket.socket]:
+    filled = []
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.connect(path)
+        except BlockingIOError:
+            sock.close()
+            return filled
+        filled.append(sock)

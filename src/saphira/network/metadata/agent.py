@@ -25,12 +25,14 @@ from saphira.network.metadata.upstream import Answer, MetadataApi, failure
 
 LOG = logging.getLogger(__name__)
 MAX_BODY = 64 * 1024
+BACKLOG = 1024
 NOT_FOUND = Answer(404, b"No instance is known at this address on this network.\n")
 BAD = Answer(400, b"Bad request.\n")
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
+    request_queue_size = BACKLOG  # socketserver's 5 turns a boot storm's connects away
     agent: MetadataAgent
 
 

@@ -32,6 +32,7 @@ from saphira.network.metadata import headers
 LOG = logging.getLogger("saphira.metadata-proxy")
 TIMEOUT = 30.0
 MAX_BODY = 64 * 1024
+BACKLOG = 1024
 IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
 
 
@@ -41,14 +42,17 @@ class UnixConnection(http.client.HTTPConnection):
         self.path = path
 
     def connect(self) -> None:
+        """A blocking connect: with a timeout it would fail (EAGAIN) on a full backlog
+        instead of waiting for the agent to accept."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(self.timeout)
         sock.connect(self.path)
+        sock.settimeout(self.timeout)
         self.sock = sock
 
 
 class Listener(ThreadingHTTPServer):
     daemon_threads = True
+    request_queue_size = BACKLOG  # with socketserver's 5, a boot storm's SYNs wait 1 s, 3 s...
     network_id = ""
     socket_path = ""
 
