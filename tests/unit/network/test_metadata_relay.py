@@ -162,7 +162,7 @@ def test_the_proxy_waits_for_a_busy_agent_instead_of_failing(tmp_path: Path) -> 
 
 
 def fill_backlog(path: str) -> list[socket.socket]:
-    filled = []
+    filled: list[socket.socket] = []
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.setblocking(False)
