@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 
 from saphira.clients.network import NetworkClient
+from saphira.network.metadata.batching import BatchingPorts
 from saphira.network.metadata.resolver import InstancePort, NetworkServicePorts
 from tests.functional.identity.server import serve
 from tests.functional.network.conftest import Neutron
@@ -29,6 +30,10 @@ def test_the_port_is_found_by_network_and_address_and_only_an_instances(neutron:
         link_local = eui64_link_local(vm["mac_address"])
         assert ports.resolve(first["id"], link_local) == InstancePort("vm-0001", demo)
         assert ports.resolve(second["id"], link_local) is None
+        batching = BatchingPorts(ports)  # the same answers through the batched list
+        assert batching.resolve(first["id"], "10.61.0.10") == InstancePort("vm-0001", demo)
+        assert batching.resolve(first["id"], "10.61.0.11") is None
+        assert batching.resolve(second["id"], "10.61.0.10") is None
     assert vm["project_id"] == demo
 
 

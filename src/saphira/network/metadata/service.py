@@ -19,6 +19,7 @@ from saphira.clients.endpoints import service_url
 from saphira.clients.identity import PasswordToken
 from saphira.clients.network import NetworkClient
 from saphira.network.metadata.agent import MetadataAgent
+from saphira.network.metadata.batching import BatchingPorts
 from saphira.network.metadata.proxies import MetadataProxies, ProxySettings
 from saphira.network.metadata.resolver import CachedResolver, NetworkServicePorts, Resolver
 from saphira.network.metadata.upstream import MetadataApi
@@ -46,7 +47,7 @@ def build(conf: cfg.ConfigOpts, resolver: Resolver | None = None) -> Metadata | 
     group = conf.metadata_agent
     if resolver is None:
         client = NetworkClient(service_url(conf, "neutron", "network"), PasswordToken(conf.neutron))
-        resolver = NetworkServicePorts(client)
+        resolver = BatchingPorts(NetworkServicePorts(client))
     uid, gid = proxy_user()
     socket = Path(group.metadata_proxy_socket)
     secret = conf.neutron.metadata_proxy_shared_secret
