@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from saphira.network.metadata.agent import MetadataAgent
+from saphira.network.metadata.agent import MetadataAgent, origin_form
 from saphira.network.metadata.ns_proxy import Listener, UnixConnection
 from saphira.network.metadata.resolver import InstancePort
 from saphira.network.metadata.upstream import MetadataApi
@@ -126,6 +126,13 @@ def test_a_wrong_secret_is_refused_by_the_api_and_the_guest_gets_403(tmp_path: P
     for chain in make_chain(tmp_path, known, "not-the-secret"):
         status, _ = chain.get("/openstack/latest/meta_data.json")
         assert status == 403
+
+
+def test_only_an_origin_form_path_is_forwarded(chain: Chain) -> None:
+    status, _ = chain.get("http://169.254.169.254/latest/")
+    assert status == 400
+    assert chain.stub.seen == []
+    assert not origin_form("//evil/latest/")  # http.server already makes it /evil/latest/
 
 
 def test_the_agents_socket_is_for_its_own_user_only(chain: Chain, tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ class _Handler(BaseHTTPRequestHandler):
         body = self._body()
         network_id = self.headers.get(headers.NETWORK_ID, "")
         remote = self.headers.get(headers.FORWARDED_FOR, "")
-        if body is None or not network_id or not remote:
+        if body is None or not network_id or not remote or not origin_form(self.path):
             answer = BAD
         else:
             answer = self.server.agent.answer(self.command, self.path, body, network_id, remote)
@@ -76,6 +76,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         LOG.debug("metadata agent: " + format, *args)
+
+
+def origin_form(path: str) -> bool:
+    """``/path?query`` only: no absolute URL or authority for the API to misread."""
+    return path.startswith("/") and not path.startswith("//")
 
 
 class MetadataAgent:
