@@ -4,16 +4,20 @@ recording metadata API that checks the signature as Nova does."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
 
 import pytest
 
+from saphira.network.dhcp.agent import DhcpAgent, Wire
 from saphira.network.metadata.resolver import InstancePort
 from saphira.objects.network import DhcpSubnet, FixedIP
 from tests.environment import require_tools
+from tests.polling import wait_for
 
-from .dhcp_host import Guest, assert_nothing_left, guest, host, make_network
+from .dhcp_host import Guest, assert_nothing_left, guest, host, make_network, sh
 from .metadata_lab import Lab, addressed_guest, ask, metadata_lab, proxy_pid, uids
 
 pytestmark = pytest.mark.integration
@@ -118,3 +122,26 @@ def ask_when_ready(vm: Guest) -> tuple[int, str]:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.2)
+
+
+def test_a_dead_proxy_is_restarted_and_metadata_off_stops_it(lab: Lab) -> None:
+    network = make_network(host("10.77.0.10"))
+    namespace = f"qdhcp-{network.network_id}"
+    try:
+        lab.agent().sync([network])
+        pid = proxy_pid(lab.root, network)
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        wait_for("the proxy gone", lambda: proxy_pid(lab.root, network) is None)
+        report = lab.agent().sync([network])
+        assert report.proxied == [network.network_id], report
+        assert proxy_pid(lab.root, network) not in (None, pid)
+        assert "169.254.169.254/32" in sh("ip", "-o", "addr", "show", namespace=namespace)
+
+        without = DhcpAgent(lab.root, lambda _: Wire(lab.bridge), interface="linuxbridge")
+        report = without.sync([network])
+        assert report.failed == {} and report.proxied == [], report
+        assert proxy_pid(lab.root, network) is None
+        assert "169.254.169.254" not in sh("ip", "-o", "addr", "show", namespace=namespace)
+    finally:
+        lab.agent().sync([])
