@@ -14,6 +14,8 @@ import pytest
 from saphira.network.dhcp.agent import DhcpAgent, Wire
 from saphira.network.metadata.resolver import InstancePort
 from saphira.objects.network import DhcpSubnet, FixedIP
+from saphira.privsep import metadata as privileged
+from saphira.privsep.validate import InvalidArgument
 from tests.environment import require_tools
 from tests.polling import wait_for
 
@@ -145,3 +147,14 @@ def test_a_dead_proxy_is_restarted_and_metadata_off_stops_it(lab: Lab) -> None:
         assert "169.254.169.254" not in sh("ip", "-o", "addr", "show", namespace=namespace)
     finally:
         lab.agent().sync([])
+
+
+@pytest.mark.parametrize(
+    ("listen", "uid"),
+    [(["169.254.169.254"], 0), (["10.77.0.2"], 65534), (["fe80::a9fe:a9fe%lo;x"], 65534)],
+)
+def test_the_helper_starts_no_proxy_as_root_or_elsewhere(listen: list[str], uid: int) -> None:
+    """Refused inside the helper, whatever the caller sends, before anything runs."""
+    with pytest.raises(InvalidArgument):
+        privileged.spawn_proxy("net1", "/tmp/sx-socket", "/tmp/sx-dir", listen, uid, uid,
+                               namespace="qdhcp-sx-none")  # fmt: skip
