@@ -141,7 +141,8 @@ class Relay(BaseHTTPRequestHandler):
             connection.close()
 
     def log_message(self, format: str, *args: object) -> None:
-        LOG.info("%s " + format, self.client_address[0], *args)
+        """Not one line per request: the log has no rotation and guests ask at will."""
+        LOG.debug("%s " + format, self.client_address[0], *args)
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
