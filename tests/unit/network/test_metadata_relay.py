@@ -179,3 +179,23 @@ def fill_backlog(path: str) -> list[socket.socket]:
             sock.close()
             return filled
         filled.append(sock)
+
+
+def test_connections_beyond_the_limit_are_closed_at_once(tmp_path: Path) -> None:
+    """A guest holding idle connections gets no more threads than the proxy allows."""
+    listener = Listener("127.0.0.1", 0, max_connections=3)
+    listener.network_id, listener.socket_path = NETWORK, str(tmp_path / "none")
+    listener.server_bind()
+    listener.server_activate()
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    address = ("127.0.0.1", listener.server_address[1])
+    held = [socket.create_connection(address, timeout=5) for _ in range(3)]
+    try:
+        time.sleep(0.3)  # the three are accepted and hold their threads
+        with socket.create_connection(address, timeout=5) as extra:
+            assert extra.recv(1) == b""  # closed by the proxy, not left waiting
+    finally:
+        for sock in held:
+            sock.close()
+        listener.shutdown()
+        listener.server_close()

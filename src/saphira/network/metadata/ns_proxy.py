@@ -26,12 +26,14 @@ import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from saphira.network.metadata import headers
 
 LOG = logging.getLogger("saphira.metadata-proxy")
 TIMEOUT = 30.0
 MAX_BODY = 64 * 1024
+MAX_CONNECTIONS = 256
 BACKLOG = 1024
 IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
 
@@ -56,7 +58,8 @@ class Listener(ThreadingHTTPServer):
     network_id = ""
     socket_path = ""
 
-    def __init__(self, address: str, port: int) -> None:
+    def __init__(self, address: str, port: int, max_connections: int = MAX_CONNECTIONS) -> None:
+        self.slots = threading.BoundedSemaphore(max_connections)
         host, _, scope = address.partition("%")
         self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.bind_target: tuple[str, int] | tuple[str, int, int, int] = (
@@ -71,10 +74,30 @@ class Listener(ThreadingHTTPServer):
         self.socket.bind(self.bind_target)
         self.server_address = self.socket.getsockname()
 
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Beyond ``max_connections`` open at once a connection is closed at once: a guest
+        holding many idle ones costs a thread each, for up to ``TIMEOUT``."""
+        if not self.slots.acquire(blocking=False):
+            LOG.warning("%s: too many connections, one closed", client_address[0])
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
 
 class Relay(BaseHTTPRequestHandler):
     server: Listener
     protocol_version = "HTTP/1.0"
+    timeout = TIMEOUT  # a guest that stops sending mid-request lets go of its thread
 
     def do_GET(self) -> None:
         self._relay()
