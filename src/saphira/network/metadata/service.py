@@ -9,6 +9,7 @@ connect.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import pwd
 from pathlib import Path
@@ -24,6 +25,7 @@ from saphira.network.metadata.proxies import MetadataProxies, ProxySettings
 from saphira.network.metadata.resolver import CachedResolver, NetworkServicePorts, Resolver
 from saphira.network.metadata.upstream import MetadataApi
 
+LOG = logging.getLogger(__name__)
 UNPRIVILEGED = "nobody"
 
 
@@ -51,6 +53,9 @@ def build(conf: cfg.ConfigOpts, resolver: Resolver | None = None) -> Metadata | 
     uid, gid = proxy_user()
     socket = Path(group.metadata_proxy_socket)
     secret = conf.neutron.metadata_proxy_shared_secret
+    if not secret:
+        LOG.warning("[neutron] metadata_proxy_shared_secret is empty: the metadata API "
+                    "will refuse every request the metadata agent signs")  # fmt: skip
     api = MetadataApi(group.nova_metadata_host, group.nova_metadata_port, secret)
     agent = MetadataAgent(
         socket,
