@@ -47,7 +47,7 @@ from openstack.connection import Connection
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset
-from metadata_api import StandIn, percentile
+from metadata_standin import StandIn, percentile
 from taps import Tap, plug, remove_namespaces, unplug
 
 from saphira.exception import SaphiraError
