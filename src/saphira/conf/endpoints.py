@@ -28,12 +28,14 @@ class Endpoint:
     in_catalog: bool = True  # False for APIs clients never look up (metadata, consoles)
 
 
+_METADATA_PORT = (None, "metadata_listen_port")
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("keystone", "identity", 5000, "/v3", "Identity", ("identity", "port")),
     Endpoint("nova", "compute", 8774, "/v2.1", "Compute", (None, "osapi_compute_listen_port")),
     Endpoint("glance", "image", 9292, "", "Image", ("image_api", "bind_port")),
     Endpoint("neutron", "network", 9696, "", "Network"),
     Endpoint("placement", "placement", 8778, "", "Placement", ("placement_api", "port")),
+    Endpoint("nova-metadata", "metadata", 8775, "", "Metadata", _METADATA_PORT, in_catalog=False),
 )
 
 

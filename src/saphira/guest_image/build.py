@@ -18,7 +18,7 @@ from pathlib import Path
 from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 6
+FORMAT = 7
 CMDLINE = "console=tty0 console=ttyS0,115200 quiet panic=-1"
 DISK_NAME = "saphira-tiny.qcow2"
 

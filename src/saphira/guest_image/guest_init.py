@@ -47,28 +47,54 @@ if [ -e /sys/class/net/eth0 ]; then
 else
   say "no eth0"
 fi
+# A drive labelled config-2 (the config drive) wins over the metadata service, as
+# cloud-init's ConfigDrive source does; which one answered is printed on each line.
+SOURCE=metadata-service
+CFG=$(findfs LABEL=config-2 2>/dev/null)
+if [ -n "$CFG" ] && mkdir -p /mnt/config && mount -t iso9660 -o ro "$CFG" /mnt/config; then
+  SOURCE=config-drive
+  say "config drive $CFG"
+fi
 # busybox-static's wget crashes in getaddrinfo (static glibc, no NSS): speak HTTP over nc.
 HP=${MD#http://}; HOST=${HP%%:*}; PORT=80
 case "$HP" in *:*) PORT=${HP#*:};; esac
-fetch() {
+fetch_http() {
   printf 'GET /openstack/latest/%s HTTP/1.0\r\nHost: %s\r\n\r\n' "$1" "$HP" \
     | nc -w 3 "$HOST" "$PORT" > /tmp/resp 2>/tmp/nc.err
   status=$(head -n1 /tmp/resp | tr -d '\r')
   if echo "$status" | grep -q '^HTTP/1.[01] 200'; then
     tr -d '\r' < /tmp/resp | sed '1,/^$/d' > "/tmp/$2"
-    say "$1 $(tr '\n' ' ' < "/tmp/$2" | head -c 2000)"
   else
-    say "$1 unavailable: ${status:-no answer} $(tr '\n' ' ' < /tmp/nc.err)"
+    echo "${status:-no answer} $(tr '\n' ' ' < /tmp/nc.err)" > /tmp/why
+    return 1
+  fi
+}
+fetch_drive() {
+  cp "/mnt/config/openstack/latest/$1" "/tmp/$2" 2>/dev/null && return 0
+  echo "not on the config drive" > /tmp/why
+  return 1
+}
+fetch() {
+  if [ "$SOURCE" = config-drive ]; then fetch_drive "$1" "$2"; else fetch_http "$1" "$2"; fi
+  if [ $? -eq 0 ]; then
+    say "$1 ($SOURCE) $(tr '\n' ' ' < "/tmp/$2" | head -c 2000)"
+  else
+    say "$1 unavailable ($SOURCE): $(cat /tmp/why)"
     rm -f "/tmp/$2"
   fi
 }
 fetch meta_data.json meta
 fetch user_data user
 if [ -s /tmp/meta ]; then
-  n=$(grep -o '"name": *"[^"]*"' /tmp/meta | head -n1 | sed 's/.*: *"//; s/"$//')
+  # The server's "name", not a key's (Nova's "keys" list names each key too).
+  n=$(sed 's/"keys": *\[[^]]*\]//' /tmp/meta | grep -o '"name": *"[^"]*"' | head -n1 \
+    | sed 's/.*: *"//; s/"$//')
   [ -n "$n" ] && hostname "$n" && say "hostname $n"
-  grep -o 'ssh-[a-z0-9-]* [A-Za-z0-9+/=]*[^"\\]*' /tmp/meta > /root/.ssh/authorized_keys
-  [ -s /root/.ssh/authorized_keys ] && say "ssh keys $(wc -l < /root/.ssh/authorized_keys)"
+  grep -o 'ssh-[a-z0-9-]* [A-Za-z0-9+/=]*[^"\\]*' /tmp/meta | sort -u > /root/.ssh/authorized_keys
+  if [ -s /root/.ssh/authorized_keys ]; then
+    say "ssh keys $(wc -l < /root/.ssh/authorized_keys)"
+    say "ssh key ($SOURCE) $(head -n1 /root/.ssh/authorized_keys)"
+  fi
 fi
 mkdir -p /www
 echo "@HTTP_BODY@ $(hostname)" > /www/index.html

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from saphira.guest_image.debs import ImageBuildError
 
-#: What the guest needs for virtio disks and NICs, plus the ACPI power button so
-#: that a graceful (ACPI) shutdown request reaches the guest's acpid.
+#: What the guest needs for virtio disks and NICs, the ACPI power button so that a
+#: graceful (ACPI) shutdown request reaches the guest's acpid, and a config drive:
+#: an ISO 9660 CD-ROM on the IDE bus of libvirt's default (i440fx) machine
+#: (ata_piix -> libata -> scsi_mod; sr_mod -> cdrom; isofs).
 WANTED = (
     "virtio",
     "virtio_ring",
@@ -25,6 +27,9 @@ WANTED = (
     "virtio_blk",
     "button",
     "evdev",
+    "ata_piix",
+    "sr_mod",
+    "isofs",
 )
 
 

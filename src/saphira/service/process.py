@@ -58,8 +58,10 @@ class PlaneService:
 class ApiService:
     """Every HTTP API of the registry, each on its cheroot server (saphira-api)."""
 
-    def __init__(self, conf: cfg.ConfigOpts) -> None:
-        self.runner = Runner(conf, registry.served())
+    def __init__(self, conf: cfg.ConfigOpts, only: tuple[str, ...] = ()) -> None:
+        """``only``: these catalog types (``saphira-api-metadata``), else every enabled API."""
+        specs = registry.enabled(conf, registry.served())
+        self.runner = Runner(conf, [s for s in specs if not only or s.catalog_type in only])
         self.runner.check_ports()
         self.runner.start()
 

@@ -64,6 +64,12 @@ def _network_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf, LocalValidator(IdentityBackend.from_conf(conf)))
 
 
+def _metadata_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    from saphira.api.metadata import build_app
+
+    return build_app(conf)
+
+
 def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     # Imported on use: building the registry must not pull in every API.
     from saphira.api.identity import build_app
@@ -77,7 +83,11 @@ _FACTORIES: dict[str, AppFactory] = {
     "compute": _compute_app,
     "placement": _placement_app,
     "network": _network_app,
+    "metadata": _metadata_app,
 }
+
+#: ``[DEFAULT] enabled_apis`` names the APIs Nova's API process serves.
+_ENABLED_APIS = {"compute": "osapi_compute", "metadata": "metadata"}
 
 
 def _spec(endpoint: Endpoint) -> ServiceSpec:
@@ -96,6 +106,12 @@ def served(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
     return [spec for spec in specs if spec.served]
 
 
+def enabled(conf: cfg.ConfigOpts, specs: Iterable[ServiceSpec]) -> list[ServiceSpec]:
+    """``specs`` less the compute-side APIs ``[DEFAULT] enabled_apis`` leaves out."""
+    apis = set(conf.enabled_apis)
+    return [s for s in specs if _ENABLED_APIS.get(s.catalog_type, "") in apis | {""}]
+
+
 def catalog(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
     """What bootstrap writes into the identity catalog, served yet or not."""
     return [spec for spec in specs if spec.in_catalog]
@@ -107,6 +123,7 @@ __all__ = [
     "bind_url",
     "by_type",
     "catalog",
+    "enabled",
     "listen_port",
     "public_url",
     "served",

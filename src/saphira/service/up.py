@@ -131,7 +131,7 @@ class Extras:
 def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, extras: Extras = Extras()) -> int:
     """Prepare the state directory, run every served service until told to stop."""
     memory.fix_mmap_threshold()
-    runner = Runner(conf, registry.served())
+    runner = Runner(conf, registry.enabled(conf, registry.served()))
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         # No logging here: the handler may interrupt a log call in this same thread.

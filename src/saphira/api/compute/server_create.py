@@ -189,6 +189,14 @@ def _counts(call: Call, server: dict[str, Any]) -> tuple[int, int]:
     return min_count, min(max_count, cap)
 
 
+def _config_drive(call: Call, server: dict[str, Any], image: dict[str, Any]) -> str:
+    """ "True" when the server gets a config drive: asked for, forced by ``[DEFAULT]
+    force_config_drive`` or made mandatory by the image (the rule the driver applies)."""
+    asked = str(server.get("config_drive", "")).lower() == "true"
+    mandatory = image.get("img_config_drive") == "mandatory"
+    return "True" if asked or mandatory or call.state.conf.force_config_drive else ""
+
+
 def plan(call: Call) -> Plan:
     data = call.body(server_schemas.server_create(call.at_least))
     server = data["server"]
@@ -215,7 +223,7 @@ def plan(call: Call) -> Plan:
         "access_ip_v4": canonical_ip(server.get("accessIPv4")),
         "access_ip_v6": canonical_ip(server.get("accessIPv6")),
         "metadata": dict(metadata), "tags": sorted(set(server.get("tags", []))),
-        "config_drive": "True" if str(server.get("config_drive", "")).lower() == "true" else "",
+        "config_drive": _config_drive(call, server, image),
     }  # fmt: skip
     groups = [sg.get("name", "default") for sg in server.get("security_groups", [])]
     found.system_metadata = {

@@ -35,10 +35,16 @@ def build(
     network_info: NetworkInfo,
     settings: GuestSettings,
     host: str,
+    *,
+    config_drive: bool = False,
 ) -> DomainConfig:
+    """``config_drive``: attach ``files.config_drive`` as a read-only CD-ROM (IDE,
+    the bus of libvirt's default i440fx machine, as Nova attaches an ISO drive)."""
     disks = [DiskConfig(str(files.disk), "vda")]
     if flavor.ephemeral_gb:
         disks.append(DiskConfig(str(files.ephemeral), "vdb"))
+    if config_drive:
+        disks.append(DiskConfig(str(files.config_drive), "hda", "raw", "ide", "cdrom"))
     graphics = GraphicsConfig(settings.vnc_listen) if settings.vnc_listen else None
     return DomainConfig(
         name=instance.name,

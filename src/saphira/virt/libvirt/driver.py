@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import subprocess
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
@@ -24,7 +24,7 @@ from saphira.clients.identity import PasswordToken
 from saphira.clients.image import ImageClient
 from saphira.domain.states import PowerState
 from saphira.objects import Flavor, Instance
-from saphira.virt import kvm_probe
+from saphira.virt import configdrive, kvm_probe
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.libvirt import disks, domain, guest, nics, resources
@@ -85,6 +85,7 @@ class Settings:
     cache_subdir: str = "_base"
     remove_unused_bases: bool = True
     unused_base_min_age: int = 86400
+    drive: configdrive.DriveSettings = field(default_factory=configdrive.DriveSettings)
 
 
 class LibvirtDriver(ComputeDriver):
@@ -114,6 +115,7 @@ class LibvirtDriver(ComputeDriver):
             cache_subdir=conf.image_cache.subdirectory_name,
             remove_unused_bases=conf.image_cache.remove_unused_base_images,
             unused_base_min_age=conf.image_cache.remove_unused_original_minimum_age_seconds,
+            drive=configdrive.DriveSettings.from_conf(conf),
         )
         images = ImageClient(image_url(conf), PasswordToken(conf.keystone_authtoken))
         return [cls(conf.host, conf.host, settings, images)]
@@ -200,6 +202,7 @@ class LibvirtDriver(ComputeDriver):
         try:
             files.create()
             self._create_disks(instance, instance.flavor, image_meta, files)
+            self._config_drive(instance, image_meta, files)
             dom = self._define(instance, instance.flavor, files, network_info)
             if network_info and vifs_plugged is not None:
                 self._call(instance, dom.createWithFlags, libvirt.VIR_DOMAIN_START_PAUSED)
@@ -243,6 +246,8 @@ class LibvirtDriver(ComputeDriver):
         for path in (files.disk, files.ephemeral):
             path.unlink(missing_ok=True)
         self._create_disks(instance, instance.flavor, image_meta, files)
+        files.config_drive.unlink(missing_ok=True)
+        self._config_drive(instance, image_meta, files)  # what the rebuild changed, as Nova
         dom = self._define(instance, instance.flavor, files, network_info)
         self._call(instance, dom.create)
 
@@ -389,10 +394,15 @@ class LibvirtDriver(ComputeDriver):
         if flavor.ephemeral_gb:
             disks.create_blank(files.ephemeral, flavor.ephemeral_gb)
 
+    def _config_drive(self, instance: Instance, image: ImageMeta, files: InstanceFiles) -> None:
+        if configdrive.required(instance, image, self.settings.drive.force):
+            configdrive.write(files.config_drive, instance, self.settings.drive)
+
     def _define(
         self, instance: Instance, flavor: Flavor, files: InstanceFiles, network_info: NetworkInfo
     ) -> Any:
-        config = domain.build(instance, flavor, files, network_info, self.settings.guest, self.host)
+        config = domain.build(instance, flavor, files, network_info, self.settings.guest, self.host,
+                              config_drive=files.config_drive.exists())  # fmt: skip
         xml = to_xml(config)
         files.domain_xml.write_text(xml)
         return self._call(instance, self._conn().defineXML, xml)

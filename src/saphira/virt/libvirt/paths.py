@@ -36,6 +36,10 @@ class InstanceFiles:
         return self.directory / "disk.eph0"
 
     @property
+    def config_drive(self) -> Path:
+        return self.directory / "disk.config"
+
+    @property
     def console_log(self) -> Path:
         return self.directory / CONSOLE_LOG
 
