@@ -64,7 +64,11 @@ metadata_group = cfg.OptGroup(
 
 metadata_opts: list[cfg.Opt] = [
     cfg.HostAddressOpt("nova_metadata_host", default="127.0.0.1", help="Host of the metadata API."),
-    cfg.PortOpt("nova_metadata_port", default=8775, help="Port of the metadata API."),
+    cfg.PortOpt(
+        "nova_metadata_port",
+        help="Port of the metadata API; unset: this all-in-one's own ([DEFAULT] "
+        "metadata_listen_port, 8775, plus port_offset).",
+    ),
     cfg.StrOpt(
         "metadata_proxy_socket",
         default="$state_path/metadata_proxy",

@@ -35,3 +35,14 @@ def test_the_proxies_never_run_as_root_and_use_the_agents_socket(tmp_path: Path)
     assert settings.uid != 0 and settings.gid != 0
     assert (built.agent.api.port, built.agent.api.secret) == (18775, "s")
     assert built.agent.owner == ((settings.uid, settings.gid) if os.geteuid() == 0 else None)
+
+
+def test_the_metadata_api_is_this_all_in_ones_own_unless_named() -> None:
+    conf = make_conf()
+    conf([], default_config_files=[])
+    conf.set_override("port_offset", 100)
+    assert service.metadata_port(conf) == 8875
+    conf.set_override("metadata_listen_port", 9000)
+    assert service.metadata_port(conf) == 9100
+    conf.set_override("nova_metadata_port", 18775, group="metadata_agent")
+    assert service.metadata_port(conf) == 18775

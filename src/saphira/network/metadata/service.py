@@ -19,6 +19,7 @@ from oslo_config import cfg
 from saphira.clients.endpoints import service_url
 from saphira.clients.identity import PasswordToken
 from saphira.clients.network import NetworkClient
+from saphira.conf import endpoints
 from saphira.network.metadata.agent import MetadataAgent
 from saphira.network.metadata.batching import BatchingPorts
 from saphira.network.metadata.proxies import MetadataProxies, ProxySettings
@@ -42,6 +43,11 @@ def proxy_user() -> tuple[int, int]:
     return nobody.pw_uid, nobody.pw_gid
 
 
+def metadata_port(conf: cfg.ConfigOpts) -> int:
+    port = conf.metadata_agent.nova_metadata_port
+    return int(port) if port else endpoints.listen_port(conf, endpoints.by_type("metadata"))
+
+
 def build(conf: cfg.ConfigOpts, resolver: Resolver | None = None) -> Metadata | None:
     """None when ``[neutron] service_metadata_proxy`` is off: no agent, no proxies."""
     if not conf.neutron.service_metadata_proxy:
@@ -56,7 +62,7 @@ def build(conf: cfg.ConfigOpts, resolver: Resolver | None = None) -> Metadata | 
     if not secret:
         LOG.warning("[neutron] metadata_proxy_shared_secret is empty: the metadata API "
                     "will refuse every request the metadata agent signs")  # fmt: skip
-    api = MetadataApi(group.nova_metadata_host, group.nova_metadata_port, secret)
+    api = MetadataApi(group.nova_metadata_host, metadata_port(conf), secret)
     agent = MetadataAgent(
         socket,
         CachedResolver(resolver, group.cache_seconds),
