@@ -7,6 +7,6 @@ OpenStack and EC2 trees. No database, no options, no I/O.
 """
 
 from saphira.metadata.content import InstanceMetadata, Settings
-from saphira.metadata.tree import Item, Listing, lookup
+from saphira.metadata.tree import Item, listing, lookup
 
-__all__ = ["InstanceMetadata", "Item", "Listing", "Settings", "lookup"]
+__all__ = ["InstanceMetadata", "Item", "Settings", "listing", "lookup"]

@@ -32,7 +32,8 @@ class Item:
     content_type: str = TEXT
 
 
-def Listing(lines: list[str]) -> Item:  # noqa: N802 - reads as the kind of answer it makes
+def listing(lines: list[str]) -> Item:
+    """A directory's answer: one name a line."""
     return Item("\n".join(lines).encode())
 
 
@@ -44,9 +45,9 @@ def split(path: str) -> list[str]:
 def root_listing(tokens: list[str]) -> Item | None:
     """What needs no instance: ``/`` and ``/openstack``."""
     if not tokens:
-        return Listing([*versions.EC2, versions.LATEST])
+        return listing([*versions.EC2, versions.LATEST])
     if tokens == ["openstack"]:
-        return Listing([*versions.OPENSTACK, versions.LATEST])
+        return listing([*versions.OPENSTACK, versions.LATEST])
     return None
 
 
@@ -87,7 +88,7 @@ def _openstack(md: InstanceMetadata, tokens: list[str]) -> Item:
     version = versions.resolve(tokens[0], versions.OPENSTACK)
     names = openstack_names(md, version)
     if len(tokens) == 1:
-        return Listing(names)
+        return listing(names)
     if len(tokens) != 2 or tokens[1] not in names:
         raise NotFound()
     return openstack_file(md, version, tokens[1])
@@ -116,7 +117,7 @@ def _ec2(md: InstanceMetadata, tokens: list[str]) -> Item:
             raise NotFound()
         node = node.entries[token]
     if isinstance(node, Ec2Dir):
-        return Listing(node.listing())
+        return listing(node.listing())
     if isinstance(node, list):
-        return Listing([str(item) for item in node])
+        return listing([str(item) for item in node])
     return Item(node if isinstance(node, bytes) else str(node).encode())

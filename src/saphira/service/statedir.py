@@ -3,7 +3,9 @@
 ``saphira.conf`` is written on first start only and never overwritten: from
 then on it belongs to the operator. It carries state_path (so saphira-manage
 finds the same databases) and the generated service-user passwords together
-with the options that consume them, as the install guide writes them.
+with the options that consume them, as the install guide writes them, and a
+random ``[neutron] metadata_proxy_shared_secret`` (the metadata API refuses
+every request while it is empty).
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ def render_conf(initial: InitialConf) -> str:
             f"username = {user}",
             f"password = {passwords[user]}",
         ]
+        if group == "neutron":  # signs what the metadata proxy forwards to the metadata API
+            lines.append(f"metadata_proxy_shared_secret = {new_password()}")
     return "\n".join(lines) + "\n"
 
 

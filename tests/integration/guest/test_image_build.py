@@ -33,6 +33,7 @@ def test_initramfs_holds_init_busybox_and_virtio_modules(tiny_image: GuestImage)
     modules = {Path(n).stem for n in listing if n.endswith(".ko")}
     assert {"virtio", "virtio_ring", "virtio_pci", "virtio_net", "virtio_blk"} <= modules
     assert {"failover", "net_failover"} <= modules
+    assert {"ata_piix", "libata", "scsi_mod", "sr_mod", "cdrom", "isofs"} <= modules  # config drive
 
 
 def test_module_load_order_puts_dependencies_first(tiny_image: GuestImage) -> None:
@@ -43,6 +44,8 @@ def test_module_load_order_puts_dependencies_first(tiny_image: GuestImage) -> No
     assert listing.index("failover.ko") < listing.index("net_failover.ko")
     assert listing.index("net_failover.ko") < listing.index("virtio_net.ko")
     assert listing.index("virtio_ring.ko") < listing.index("virtio_pci.ko")
+    assert listing.index("libata.ko") < listing.index("ata_piix.ko")
+    assert listing.index("cdrom.ko") < listing.index("sr_mod.ko")
 
 
 def test_vmlinux_is_the_uncompressed_elf_kernel(tiny_image: GuestImage) -> None:

@@ -190,8 +190,9 @@ def _counts(call: Call, server: dict[str, Any]) -> tuple[int, int]:
 
 
 def _config_drive(call: Call, server: dict[str, Any], image: dict[str, Any]) -> str:
-    """ "True" when the server gets a config drive: asked for, forced by ``[DEFAULT]
-    force_config_drive`` or made mandatory by the image (the rule the driver applies)."""
+    """Nova's ``config_drive`` field: "True" when the server gets a drive (asked for,
+    forced by ``[DEFAULT] force_config_drive`` or mandatory for the image: the rule
+    the driver applies), else empty."""
     asked = str(server.get("config_drive", "")).lower() == "true"
     mandatory = image.get("img_config_drive") == "mandatory"
     return "True" if asked or mandatory or call.state.conf.force_config_drive else ""
