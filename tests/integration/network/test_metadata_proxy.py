@@ -85,6 +85,9 @@ def test_the_proxy_runs_unprivileged_and_a_resync_keeps_it(lab: Lab) -> None:
         pid = proxy_pid(lab.root, network)
         assert pid is not None
         assert 0 not in uids(pid)
+        directory = lab.root / "dhcp" / network.network_id
+        for name in ("metadata-proxy.pid", "metadata-proxy.log"):  # not root's either
+            assert (directory / name).stat().st_uid == uids(pid)[0], name
         report = lab.agent().sync([network])
         assert report.proxied == [] and report.unchanged == [network.network_id], report
         assert proxy_pid(lab.root, network) == pid

@@ -193,7 +193,11 @@ def drop_privileges(uid: int, gid: int) -> None:
 
 
 def detach(pid_file: str, log_fd: int) -> None:
-    """Fork: the parent records the child's pid and exits 0, the child serves."""
+    """Fork: the parent records the child's pid and exits 0, the child serves.
+
+    The agent made both files beforehand, owned by the user this runs as
+    (the helper has no CAP_CHOWN); rewriting them keeps their owner.
+    """
     pid = os.fork()
     if pid:
         with open(pid_file, "w", encoding="ascii") as handle:

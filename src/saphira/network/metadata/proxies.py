@@ -84,6 +84,8 @@ class MetadataProxies:
         if pid is not None:
             stop_pid(pid, pid_file(directory))
         s = self.settings
+        for name in (privileged.PID_FILE, privileged.LOG_FILE):
+            own_file(directory / name, s.uid, s.gid)
         privileged.spawn_proxy(network.network_id, str(s.socket), str(directory),
                                listeners(network), s.uid, s.gid, namespace=namespace)  # fmt: skip
         _wait(lambda: process.running_pid(pid_file(directory)) is not None, namespace)
@@ -94,6 +96,16 @@ class MetadataProxies:
         device = config.device_name(network.dhcp_port.port_id)
         if V6_ADDRESS not in links.all_addresses(device, namespace=namespace):
             links.add_address(device, V6_ADDRESS, namespace=namespace)
+
+
+def own_file(path: Path, uid: int, gid: int) -> None:
+    """``path`` exists and belongs to the proxies' user (made again if another's)."""
+    if path.exists() and path.stat().st_uid != uid:
+        path.unlink()
+    if not path.exists():
+        path.touch(mode=0o644)
+        if os.geteuid() == 0 and (uid, gid) != (0, 0):
+            os.chown(path, uid, gid)
 
 
 def stop(directory: Path) -> bool:
