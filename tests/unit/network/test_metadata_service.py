@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from saphira import conf as saphira_conf
 from saphira.conf import make_conf
 from saphira.network.metadata import service
 from saphira.network.metadata.resolver import InstancePort
+from saphira.service import statedir
 
 
 class NoPorts:
@@ -46,3 +48,14 @@ def test_the_metadata_api_is_this_all_in_ones_own_unless_named() -> None:
     assert service.metadata_port(conf) == 9100
     conf.set_override("nova_metadata_port", 18775, group="metadata_agent")
     assert service.metadata_port(conf) == 18775
+
+
+def test_saphira_ups_first_start_turns_the_metadata_proxies_on(tmp_path: Path) -> None:
+    """As the install guide writes nova.conf's [neutron]: the proxy on, with a secret."""
+    written = statedir.write_initial_conf(
+        statedir.InitialConf(str(tmp_path), "http://127.0.0.1:5000", "RegionOne")
+    )
+    assert written is not None
+    conf = saphira_conf.load(["--config-file", written])
+    assert conf.neutron.service_metadata_proxy is True
+    assert conf.neutron.metadata_proxy_shared_secret
