@@ -112,6 +112,15 @@ def addresses(name: str, *, namespace: str | None = None) -> list[str]:
     return [f"{i['local']}/{i['prefixlen']}" for i in infos if i.get("scope") == "global"]
 
 
+def all_addresses(name: str, *, namespace: str | None = None) -> list[str]:
+    """Every address of the device as ``ip/prefixlen``, link-local ones too."""
+    return [
+        f"{info['local']}/{info['prefixlen']}"
+        for entry in json.loads(_addresses(name, namespace))
+        for info in entry.get("addr_info", [])
+    ]
+
+
 @entrypoint
 def _addresses(name: str, namespace: str | None) -> str:
     return run(["ip", "-j", "addr", "show", "dev", validate.device(name)], namespace=_ns(namespace))

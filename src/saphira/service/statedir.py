@@ -94,6 +94,7 @@ def render_conf(initial: InitialConf) -> str:
         ]
         if group == "neutron":  # signs what the metadata proxy forwards to the metadata API
             lines.append(f"metadata_proxy_shared_secret = {new_password()}")
+            lines.append("service_metadata_proxy = true")  # the DHCP agent runs the proxies
     return "\n".join(lines) + "\n"
 
 

@@ -20,6 +20,7 @@ from saphira.network.dhcp.files import (
     write_if_changed,
 )
 from saphira.network.dhcp.interface import InterfaceDriver, Plug, interface_driver
+from saphira.network.metadata import proxies
 from saphira.objects.network import DhcpNetwork
 from saphira.privsep import dnsmasq
 
@@ -67,6 +68,7 @@ class SyncReport:
     reloaded: list[str] = dataclasses.field(default_factory=list)
     unchanged: list[str] = dataclasses.field(default_factory=list)
     stopped: list[str] = dataclasses.field(default_factory=list)
+    proxied: list[str] = dataclasses.field(default_factory=list)  # metadata proxy (re)started
     failed: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
@@ -74,6 +76,9 @@ class DhcpAgent:
     """Holds no state of its own between syncs: the host and ``state_dir`` are the state.
 
     That is what lets a new agent process adopt the servers an old one left.
+    With ``metadata``, each network also gets a metadata proxy in its
+    namespace (``saphira.network.metadata.proxies``), and the DHCP device
+    carries 169.254.169.254 for it; without, any proxy left is stopped.
     The bridge for each network comes from ``wiring`` because the L2 side,
     not this agent, decides bridges (and, on a Linux bridge, one per VLAN).
     """
@@ -85,12 +90,14 @@ class DhcpAgent:
         *,
         interface: str | InterfaceDriver = "linuxbridge",
         lease_seconds: int = config.LEASE_SECONDS,
+        metadata: proxies.MetadataProxies | None = None,
     ) -> None:
         self.root = state_dir / "dhcp"
         check_reachable(state_dir)
         self.wiring = wiring
         self.interface = interface_driver(interface) if isinstance(interface, str) else interface
         self.lease_seconds = lease_seconds
+        self.metadata = metadata
 
     def sync(self, networks: list[DhcpNetwork]) -> SyncReport:
         """Idempotent; one network's failure is reported and does not stop the others."""
@@ -140,6 +147,16 @@ class DhcpAgent:
             report.reloaded.append(network.network_id)
         else:
             report.unchanged.append(network.network_id)
+        self._proxy(network, files, rewired, report)
+
+    def _proxy(
+        self, network: DhcpNetwork, files: NetworkFiles, rewired: bool, report: SyncReport
+    ) -> None:
+        """A re-made device has another index: an IPv6 listener bound to the old one is stale."""
+        if self.metadata is None:
+            proxies.stop(files.directory)
+        elif self.metadata.ensure(network, files.directory, restart=rewired):
+            report.proxied.append(network.network_id)
 
     def _release(self, network: DhcpNetwork, gone: list[tuple[str, str]]) -> None:
         """Leases of removed hosts go at once, as Neutron's agent does: otherwise the
@@ -155,13 +172,14 @@ class DhcpAgent:
     def _plug(self, network: DhcpNetwork) -> Plug:
         wire = self.wiring(network)
         port = network.dhcp_port
+        metadata_addresses = proxies.device_addresses(network) if self.metadata else []
         return Plug(
             namespace=config.namespace_name(network.network_id),
             device=config.device_name(port.port_id),
             port_id=port.port_id,
             mac=port.mac_address,
             mtu=network.segment.mtu,
-            addresses=tuple(config.port_addresses(network)),
+            addresses=tuple(sorted(config.port_addresses(network) + metadata_addresses)),
             bridge=wire.bridge,
             vlan=wire.vlan,
         )
@@ -172,6 +190,7 @@ class DhcpAgent:
         pid = process.running_pid(files.pid)
         if pid is not None:
             process.stop(pid, files.pid)
+        proxies.stop(files.directory)
         self.interface.unplug(config.namespace_name(network_id))
         shutil.rmtree(files.directory)
         report.stopped.append(network_id)

@@ -12,6 +12,7 @@ from saphira.context import RequestContext
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
 from saphira.network.l2.mappings import host_bridge_mappings
+from saphira.network.metadata import service as metadata
 from saphira.objects.network import DHCP_AGENT, AgentChange
 
 LOG = logging.getLogger(__name__)
@@ -25,9 +26,11 @@ class DhcpAgentService(AgentService):
         super().__init__(conf, host, transport)
         self.mappings = host_bridge_mappings(conf, conf.interface_driver)
         interface = "ovs" if conf.interface_driver == "openvswitch" else "linuxbridge"
+        self.metadata = metadata.build(conf)
         self.dhcp = DhcpAgent(
-            Path(conf.state_path), mapped_bridges(self.mappings), interface=interface
-        )
+            Path(conf.state_path), mapped_bridges(self.mappings), interface=interface,
+            metadata=self.metadata.proxies if self.metadata else None,
+        )  # fmt: skip
         self._served = 0
 
     def configurations(self) -> dict[str, Any]:
@@ -36,6 +39,17 @@ class DhcpAgentService(AgentService):
             "bridge_mappings": dict(self.mappings),
             "networks": self._served,
         }
+
+    def start(self) -> None:
+        """The metadata agent listens before the first reconcile starts proxies that use it."""
+        if self.metadata is not None:
+            self.metadata.agent.start()
+        super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        if self.metadata is not None:
+            self.metadata.agent.stop()
 
     def concerns(self, change: AgentChange) -> bool:
         """A change on a physical network this host's bridges map (any port there is a host
