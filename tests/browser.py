@@ -50,6 +50,12 @@ for (let i = 0; i < d.length; i += 4) {
 return [c.width, c.height, ink];
 """
 
+# noVNC marks its page while it connects and once connected.
+_STARTED = """
+const c = document.documentElement.classList;
+return c.contains('noVNC_connecting') || c.contains('noVNC_connected');
+"""
+
 
 @dataclass(frozen=True)
 class Canvas:
@@ -82,9 +88,15 @@ class NoVncPage:
         by itself only with ``autoconnect=true``; a user presses its button.
         """
         self.driver.get(url)
-        buttons = self.driver.find_elements(By.ID, "noVNC_connect_button")
-        if buttons and buttons[0].is_displayed():
-            buttons[0].click()
+        deadline = time.monotonic() + 10  # the page's scripts show the button after load
+        while time.monotonic() < deadline:
+            if self.driver.execute_script(_STARTED):
+                return  # a page that connects by itself
+            buttons = self.driver.find_elements(By.ID, "noVNC_connect_button")
+            if buttons and buttons[0].is_displayed():
+                buttons[0].click()
+                return
+            time.sleep(0.05)
 
     def state(self) -> PageState:
         connected = bool(
