@@ -30,10 +30,12 @@ FEATURES = {
     # The compute API of issue 4, served by the fake driver.
     "disk_config": True, "console_output": True, "resize": True, "pause": True,
     "suspend": True, "snapshot": True, "enable_instance_password": True,
+    # Issue 12: noVNC consoles through saphira up's proxy (the fake guest's RFB server).
+    "vnc_console": True,
     # Not in Saphira (yet): each switched off, so tempest skips its tests.
     "change_password": False, "shelve": False, "shelve_migrate": False,
     "cold_migration": False, "live_migration": False, "metadata_service": False,
-    "vnc_console": False, "spice_console": False, "serial_console": False,
+    "spice_console": False, "serial_console": False,
     "rescue": False, "interface_attach": False, "personality": False,
     "attach_encrypted_volume": False, "config_drive": False, "swap_volume": False,
     "volume_multiattach": False, "unified_limits": False,
