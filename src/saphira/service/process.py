@@ -23,7 +23,7 @@ from oslo_config import cfg
 from saphira import conf as saphira_conf
 from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
-from saphira.service import logs, registry
+from saphira.service import logs, memory, registry
 from saphira.service.plane import ControlPlane
 from saphira.service.runner import Runner
 
@@ -110,6 +110,7 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
     except SaphiraError as error:
         print(f"{prog}: error: {error.message}", file=sys.stderr, flush=True)
         return 1
+    memory.tune_gc()  # what start-up made is frozen, before the first request's garbage
     print(f"{prog}: ready", flush=True)
     return _until_stopped(prog, service, stopping)
 

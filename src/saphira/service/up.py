@@ -164,6 +164,7 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, extras: Extras) ->
         runner.stop()
         print(f"saphira up: error: {error.message}", file=sys.stderr, flush=True)
         return 1
+    memory.tune_gc()  # what start-up made is frozen, before the first request's garbage
     print(f"saphira up: clients: {clientconf.usage(conf.state_path)}", file=out)
     print(_ready_line(runner, conf), file=out, flush=True)  # last: watchers wait for it
     try:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -30,7 +32,7 @@ class Shown:
 
 
 def timestamp(value: dt.datetime | None) -> str | None:
-    return None if value is None else value.replace(microsecond=0).isoformat() + "Z"
+    return None if value is None else value.isoformat(timespec="seconds") + "Z"
 
 
 def usage_time(value: dt.datetime | None) -> str | None:
@@ -44,7 +46,12 @@ def usage_time(value: dt.datetime | None) -> str | None:
 def host_id(instance: Instance) -> str:
     if not instance.host:
         return ""
-    return hashlib.sha224((instance.project_id + instance.host).encode()).hexdigest()
+    return _host_id(instance.project_id, instance.host)
+
+
+@functools.lru_cache(maxsize=1024)  # a listing's servers share a few (project, host) pairs
+def _host_id(project_id: str, host: str) -> str:
+    return hashlib.sha224((project_id + host).encode()).hexdigest()
 
 
 def brief(call: Call, instance: Instance) -> dict[str, Any]:
@@ -72,9 +79,9 @@ def _image(call: Call, instance: Instance) -> dict[str, Any] | str:
     return {"id": instance.image_ref, "links": [{"rel": "bookmark", "href": href}]}
 
 
-def _flavor(call: Call, instance: Instance, specs: bool) -> dict[str, Any]:
+def _flavor(call: Call, instance: Instance, rights: Rights) -> dict[str, Any]:
     flavor = instance.flavor
-    if not call.at_least("2.47"):
+    if not rights.gates.v2_47:
         _, bookmark = call.link_base()
         href = f"{bookmark}/flavors/{flavor.flavorid}"
         return {"id": flavor.flavorid, "links": [{"rel": "bookmark", "href": href}]}
@@ -82,7 +89,7 @@ def _flavor(call: Call, instance: Instance, specs: bool) -> dict[str, Any]:
         "vcpus": flavor.vcpus, "ram": flavor.memory_mb, "disk": flavor.root_gb,
         "ephemeral": flavor.ephemeral_gb, "swap": flavor.swap, "original_name": flavor.name,
     }  # fmt: skip
-    if specs:
+    if rights.specs:
         view["extra_specs"] = dict(flavor.extra_specs)
     return view
 
@@ -106,13 +113,13 @@ def security_groups(instance: Instance) -> list[dict[str, str]]:
     return [{"name": name} for name in names]
 
 
-def _admin_attrs(call: Call, instance: Instance) -> dict[str, Any]:
+def _admin_attrs(instance: Instance, gates: Gates) -> dict[str, Any]:
     attrs: dict[str, Any] = {
         "OS-EXT-SRV-ATTR:host": instance.host,
         "OS-EXT-SRV-ATTR:instance_name": instance.name if instance.id is not None else "",
         "OS-EXT-SRV-ATTR:hypervisor_hostname": instance.node,
     }
-    if call.at_least("2.3"):
+    if gates.v2_3:
         attrs.update({
             "OS-EXT-SRV-ATTR:reservation_id": instance.reservation_id,
             "OS-EXT-SRV-ATTR:launch_index": instance.launch_index,
@@ -124,14 +131,14 @@ def _admin_attrs(call: Call, instance: Instance) -> dict[str, Any]:
     return attrs
 
 
-def _common(call: Call, shown: Shown, specs: bool, extend_address: bool) -> dict[str, Any]:
-    instance = shown.instance
+def _common(call: Call, shown: Shown, rights: Rights, extend_address: bool) -> dict[str, Any]:
+    instance, gates = shown.instance, rights.gates
     status = instance.status
     body: dict[str, Any] = {
         "id": instance.uuid, "name": instance.display_name, "status": status,
         "tenant_id": instance.project_id, "user_id": instance.user_id,
         "metadata": dict(instance.metadata), "hostId": host_id(instance),
-        "image": _image(call, instance), "flavor": _flavor(call, instance, specs),
+        "image": _image(call, instance), "flavor": _flavor(call, instance, rights),
         "created": timestamp(instance.created_at),
         "updated": timestamp(instance.updated_at or instance.created_at),
         "addresses": server_addresses(instance, extend_address),
@@ -144,25 +151,25 @@ def _common(call: Call, shown: Shown, specs: bool, extend_address: bool) -> dict
     fault = _fault(call, shown, status)
     if fault is not None:
         body["fault"] = fault
-    if call.at_least("2.9"):
+    if gates.v2_9:
         body["locked"] = instance.locked
-    if call.at_least("2.19"):
+    if gates.v2_19:
         body["description"] = instance.display_description
-    if call.at_least("2.26"):
+    if gates.v2_26:
         body["tags"] = list(instance.tags)
-    if call.at_least("2.63"):
+    if gates.v2_63:
         body["trusted_image_certificates"] = None
-    if call.at_least("2.73"):
+    if gates.v2_73:
         body["locked_reason"] = instance.system_metadata.get("locked_reason")
     return body
 
 
-def _spec_fields(call: Call, shown: Shown) -> dict[str, Any]:
+def _spec_fields(shown: Shown, gates: Gates) -> dict[str, Any]:
     """What the request spec adds to a shown server: 2.96's zone, 2.100's hints."""
     body: dict[str, Any] = {}
-    if call.at_least("2.96"):
+    if gates.v2_96:
         body["pinned_availability_zone"] = shown.pinned_az
-    if call.at_least("2.100"):
+    if gates.v2_100:
         body["scheduler_hints"] = {
             key: value[0] if isinstance(value, list) and len(value) == 1 else value
             for key, value in shown.hints.items()
@@ -171,12 +178,38 @@ def _spec_fields(call: Call, shown: Shown) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Gates:
+    """The microversions a server body changes at, answered once per request: a
+    listing asked each of them once per server."""
+
+    v2_3: bool
+    v2_9: bool
+    v2_16: bool
+    v2_19: bool
+    v2_26: bool
+    v2_47: bool
+    v2_63: bool
+    v2_71: bool
+    v2_73: bool
+    v2_90: bool
+    v2_96: bool
+    v2_100: bool
+
+    @classmethod
+    def of(cls, call: Call) -> Gates:
+        names = [f.name for f in dataclasses.fields(cls)]
+        return cls(**{name: call.at_least(name[1:].replace("_", ".")) for name in names})
+
+
+@dataclass(frozen=True)
 class Rights:
-    """The caller's view rights, decided once per request rather than per server."""
+    """The caller's view rights and the request's gates, decided once per request
+    rather than per server."""
 
     admin_attrs: bool
     host_status: bool
     specs: bool
+    gates: Gates
 
     @classmethod
     def of(cls, call: Call) -> Rights:
@@ -184,6 +217,7 @@ class Rights:
             allowed(call, "os_compute_api:os-extended-server-attributes"),
             allowed(call, "os_compute_api:servers:show:host_status"),
             allowed(call, "os_compute_api:os-flavor-extra-specs:index"),
+            Gates.of(call),
         )
 
 
@@ -191,8 +225,8 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
            listing: bool = False, user_data: bool = True) -> dict[str, Any]:  # fmt: skip
     """Show's body; a listing leaves out 2.71's server groups, rebuild the user data."""
     rights = rights or Rights.of(call)
-    instance = shown.instance
-    body = _common(call, shown, rights.specs, extend_address=True)
+    instance, gates = shown.instance, rights.gates
+    body = _common(call, shown, rights, extend_address=True)
     body.update({
         "key_name": instance.key_name,
         "OS-SRV-USG:launched_at": usage_time(instance.launched_at),
@@ -207,16 +241,16 @@ def detail(call: Call, shown: Shown, rights: Rights | None = None, *,
     if shown.security_groups:  # as Nova: only a server whose ports have groups
         body["security_groups"] = shown.security_groups
     if rights.admin_attrs:
-        body.update(_admin_attrs(call, instance))
+        body.update(_admin_attrs(instance, gates))
         if not user_data:
             body.pop("OS-EXT-SRV-ATTR:user_data", None)
-    elif call.at_least("2.90"):
+    elif gates.v2_90:
         body["OS-EXT-SRV-ATTR:hostname"] = instance.hostname
-    if call.at_least("2.16") and rights.host_status:
+    if gates.v2_16 and rights.host_status:
         body["host_status"] = shown.host_status
-    if call.at_least("2.71") and not listing:
+    if gates.v2_71 and not listing:
         body["server_groups"] = list(shown.groups)
-    body.update(_spec_fields(call, shown))
+    body.update(_spec_fields(shown, gates))
     return body
 
 
@@ -224,7 +258,7 @@ def update_view(call: Call, shown: Shown) -> dict[str, Any]:
     """PUT answers with the common view (and 2.71's groups), the full one from 2.75."""
     if call.at_least("2.75"):
         return detail(call, shown)
-    body = _common(call, shown, Rights.of(call).specs, extend_address=False)
+    body = _common(call, shown, Rights.of(call), extend_address=False)
     if call.at_least("2.71"):
         body["server_groups"] = list(shown.groups)
     return body
