@@ -8,6 +8,7 @@ libvirt for guests the API could not delete.
 
 from __future__ import annotations
 
+import base64
 import secrets
 import time
 from pathlib import Path
@@ -25,7 +26,10 @@ from saphira.privsep import netns
 IMAGE, FLAVOR, NETWORK = "saphira-tiny", "saphira.tiny", "provider"
 L2_AGENT = "Open vSwitch agent"
 #: In the order the guest prints them: udhcpc starts right after the MAC line.
-BOOT_LINES = (BOOTED, f"{MARKER} mac eth0", f"{MARKER} ip eth0")
+#: The guest reads its user data from the metadata service (169.254.169.254, through the
+#: proxy in the DHCP namespace) after its lease: the last line waited for.
+USER_DATA = "#!/bin/sh\necho saphira-bench\n"
+BOOT_LINES = (BOOTED, f"{MARKER} mac eth0", f"{MARKER} ip eth0", f"{MARKER} user_data (metadata)")
 NO_LEASE = f"{MARKER} dhcp failed"
 POLL = 0.02
 STATUS_EVERY = 50  # console polls between two GETs of the server (an ERROR ends the wait)
@@ -86,6 +90,7 @@ class NetBench:
         server = self.conn.compute.create_server(
             name=name, image_id=self.image, flavor_id=self.flavor,
             networks=[{"uuid": self.network}],
+            user_data=base64.b64encode(USER_DATA.encode()).decode(),
         )  # fmt: skip
         self.servers.add(server.id)
         console = self.instances / server.id / "console.log"

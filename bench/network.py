@@ -9,7 +9,9 @@ measures through openstacksdk:
 
 * guests booted one after another on `provider`: from the POST to the
   console's `SAPHIRA-GUEST: ip eth0` line (the lease applied), and from its
-  `booted` line to that one (the DHCP part alone);
+  `booted` line to that one (the DHCP part alone), and to the
+  `user_data (metadata)` line (the guest's user data read from
+  169.254.169.254 through the DHCP namespace's metadata proxy);
 * ports created as admin on `provider`, bound to the cloud's host, then
   plugged as a fake tap (a veth on the bridge with the port's iface-id):
   to the first GET showing ACTIVE, from the create and from the plug.
@@ -81,20 +83,22 @@ def retried(bench: NetBench, name: str) -> tuple[list[float], str]:
 
 
 def guests(bench: NetBench, count: int) -> None:
-    """Each run: [booted, mac, ip] seconds after the POST (see BOOT_LINES).
+    """Each run: [booted, mac, ip, user data] seconds after the POST (see BOOT_LINES).
 
     Every guest stays until the last one has its lease: a deleted guest's
     address, handed to the next port, would meet the old lease in dnsmasq.
     """
-    (booted, _, leased), _ = retried(bench, "bench-net-first")
+    (booted, _, leased, _), _ = retried(bench, "bench-net-first")
     print(f"  first guest (image fetched into the cache): POST->lease {leased:.2f} s, "
           f"booted->lease {leased - booted:.2f} s")  # fmt: skip
     runs = [retried(bench, f"bench-net-{run}")[0] for run in range(count)]
     bench.delete_servers()
-    spread("guest POST->DHCP lease (ip eth0)", [ip for _, _, ip in runs])
-    spread("  (POST->booted line)", [booted for booted, _, _ in runs])
-    spread("guest booted->DHCP lease", [ip - booted for booted, _, ip in runs])
-    spread("  (udhcpc alone: mac eth0->ip)", [ip - mac for _, mac, ip in runs])
+    spread("guest POST->DHCP lease (ip eth0)", [ip for _, _, ip, _ in runs])
+    spread("  (POST->booted line)", [booted for booted, _, _, _ in runs])
+    spread("guest booted->DHCP lease", [ip - booted for booted, _, ip, _ in runs])
+    spread("  (udhcpc alone: mac eth0->ip)", [ip - mac for _, mac, ip, _ in runs])
+    spread("guest booted->user data printed", [data - booted for booted, _, _, data in runs])
+    spread("  (lease->user data: metadata path)", [data - ip for _, _, ip, data in runs])
 
 
 def ports(bench: NetBench, count: int) -> None:
