@@ -29,7 +29,12 @@ L2_AGENT = "Open vSwitch agent"
 #: The guest reads its user data from the metadata service (169.254.169.254, through the
 #: proxy in the DHCP namespace) after its lease: the last line waited for.
 USER_DATA = "#!/bin/sh\necho saphira-bench\n"
-BOOT_LINES = (BOOTED, f"{MARKER} mac eth0", f"{MARKER} ip eth0", f"{MARKER} user_data (metadata)")
+BOOT_LINES = (
+    BOOTED,
+    f"{MARKER} mac eth0",
+    f"{MARKER} ip eth0",
+    f"{MARKER} user_data (metadata-service)",
+)
 NO_LEASE = f"{MARKER} dhcp failed"
 POLL = 0.02
 STATUS_EVERY = 50  # console polls between two GETs of the server (an ERROR ends the wait)

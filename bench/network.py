@@ -10,7 +10,7 @@ measures through openstacksdk:
 * guests booted one after another on `provider`: from the POST to the
   console's `SAPHIRA-GUEST: ip eth0` line (the lease applied), and from its
   `booted` line to that one (the DHCP part alone), and to the
-  `user_data (metadata)` line (the guest's user data read from
+  `user_data (metadata-service)` line (the guest's user data read from
   169.254.169.254 through the DHCP namespace's metadata proxy);
 * ports created as admin on `provider`, bound to the cloud's host, then
   plugged as a fake tap (a veth on the bridge with the port's iface-id):
@@ -98,7 +98,7 @@ def guests(bench: NetBench, count: int) -> None:
     spread("guest booted->DHCP lease", [ip - booted for booted, _, ip, _ in runs])
     spread("  (udhcpc alone: mac eth0->ip)", [ip - mac for _, mac, ip, _ in runs])
     spread("guest booted->user data printed", [data - booted for booted, _, _, data in runs])
-    spread("  (lease->user data: metadata path)", [data - ip for _, _, ip, data in runs])
+    spread("  (lease->user data printed)", [data - ip for _, _, ip, data in runs])
 
 
 def ports(bench: NetBench, count: int) -> None:
