@@ -13,7 +13,8 @@ from __future__ import annotations
 import socket
 import socketserver
 import struct
-import threading
+
+from saphira.virt.fake.listener import GuestListener, read_exactly
 
 VERSION = b"RFB 003.008\n"
 SECURITY_NONE = 1
@@ -27,49 +28,24 @@ def server_init(name: str) -> bytes:
 
 
 class _Handler(socketserver.BaseRequestHandler):
-    server: RfbServer
+    server: GuestListener
 
     def handle(self) -> None:
         conn: socket.socket = self.request
         conn.sendall(VERSION)
-        if not _read(conn, 12):
+        if not read_exactly(conn, 12):
             return
         conn.sendall(bytes([1, SECURITY_NONE]))
-        if not _read(conn, 1):
+        if not read_exactly(conn, 1):
             return
         conn.sendall(struct.pack("!I", 0))  # SecurityResult: OK
-        if not _read(conn, 1):  # ClientInit (shared flag)
+        if not read_exactly(conn, 1):  # ClientInit (shared flag)
             return
         conn.sendall(server_init(self.server.name))
         while conn.recv(4096):
             pass
 
 
-def _read(conn: socket.socket, count: int) -> bytes:
-    data = b""
-    while len(data) < count:
-        chunk = conn.recv(count - len(data))
-        if not chunk:
-            return b""
-        data += chunk
-    return data
-
-
-class RfbServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, name: str, host: str = "127.0.0.1") -> None:
-        super().__init__((host, 0), _Handler)
-        self.name = name
-        self._thread = threading.Thread(target=self.serve_forever, name=f"rfb-{name}", daemon=True)
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+class RfbServer(GuestListener):
+    handler = _Handler
+    thread_prefix = "rfb"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import socket
 import socketserver
-import threading
+
+from saphira.virt.fake.listener import GuestListener
 
 MARKER = "SAPHIRA-GUEST:"
 
@@ -24,7 +25,7 @@ def prompt(name: str) -> str:
 
 
 class _Handler(socketserver.BaseRequestHandler):
-    server: SerialServer
+    server: GuestListener
 
     def handle(self) -> None:
         conn: socket.socket = self.request
@@ -37,21 +38,6 @@ class _Handler(socketserver.BaseRequestHandler):
                     conn.sendall(bytes([byte]))
 
 
-class SerialServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, name: str, host: str = "127.0.0.1") -> None:
-        super().__init__((host, 0), _Handler)
-        self.name = name
-        self._thread = threading.Thread(target=self.serve_forever, name=f"tty-{name}", daemon=True)
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+class SerialServer(GuestListener):
+    handler = _Handler
+    thread_prefix = "tty"

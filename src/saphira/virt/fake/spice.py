@@ -12,7 +12,8 @@ from __future__ import annotations
 import socket
 import socketserver
 import struct
-import threading
+
+from saphira.virt.fake.listener import GuestListener, read_exactly
 
 MAGIC = b"REDQ"
 VERSION = (2, 2)
@@ -27,44 +28,17 @@ def link_reply() -> bytes:
 class _Handler(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         conn: socket.socket = self.request
-        head = _read(conn, 16)
+        head = read_exactly(conn, 16)
         if head[:4] != MAGIC:
             return
         (size,) = struct.unpack("<I", head[12:16])
-        if not _read(conn, size):
+        if not read_exactly(conn, size):
             return
         conn.sendall(link_reply())
         while conn.recv(4096):
             pass
 
 
-def _read(conn: socket.socket, count: int) -> bytes:
-    data = b""
-    while len(data) < count:
-        chunk = conn.recv(count - len(data))
-        if not chunk:
-            return b""
-        data += chunk
-    return data
-
-
-class SpiceServer(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(self, name: str, host: str = "127.0.0.1") -> None:
-        super().__init__((host, 0), _Handler)
-        self.name = name
-        self._thread = threading.Thread(
-            target=self.serve_forever, name=f"spice-{name}", daemon=True
-        )
-        self._thread.start()
-
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
-
-    def stop(self) -> None:
-        self.shutdown()
-        self.server_close()
-        self._thread.join(timeout=5)
+class SpiceServer(GuestListener):
+    handler = _Handler
+    thread_prefix = "spice"
