@@ -46,3 +46,25 @@ def guest_cloud(
             states = [p for p in sorted((root / "cloud").glob("state*")) if p.is_dir()]
             for state in states or [root / "cloud"]:
                 clean(state)  # every start attempt's state directory, at least once
+
+
+@contextlib.contextmanager
+def libvirt_cloud(prefix: str, where: Path, cloud_dir: Path, conf: str = "") -> Iterator[Cloud]:
+    """`saphira up` on the libvirt driver with the tiny image and no provider network;
+    ``conf`` is added to its configuration. Its guests are gone afterwards."""
+    with qemu_reachable_dir(prefix) as root:
+        instances = root / "instances"
+        path = where / f"{prefix}.conf"
+        path.write_text(f"[DEFAULT]\ninstances_path = {instances}\n{conf}")
+        running = start_cloud(
+            str(cloud_dir),
+            ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
+             "--config-file", str(path)],
+        )  # fmt: skip
+        try:
+            yield running
+            if running.proc is not None and running.proc.poll() is None:
+                assert running.stop() == 0, running.log()
+        finally:
+            running.kill()
+            remove_guests_under(instances)

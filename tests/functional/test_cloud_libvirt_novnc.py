@@ -6,15 +6,13 @@ token and a foreign Origin are refused."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from saphira.devtools.leftovers import remove_guests_under
 from tests import rfb_client
-from tests.functional.cloud import Cloud, start_cloud
-from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.functional.cloud import Cloud
+from tests.functional.guest_cloud import libvirt_cloud
 from tests.ws_client import Refused, WsClient
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
@@ -22,22 +20,9 @@ pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with qemu_reachable_dir("novnc") as root:
-        instances = root / "instances"
-        conf: Path = tmp_path_factory.mktemp("conf") / "libvirt.conf"
-        conf.write_text(f"[DEFAULT]\ninstances_path = {instances}\n")
-        running = start_cloud(
-            str(tmp_path_factory.mktemp("cloud")),
-            ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
-             "--config-file", str(conf)],
-        )  # fmt: skip
-        try:
-            yield running
-            if running.proc is not None and running.proc.poll() is None:
-                assert running.stop() == 0, running.log()
-        finally:
-            running.kill()
-            remove_guests_under(instances)
+    where, cloud_dir = tmp_path_factory.mktemp("conf"), tmp_path_factory.mktemp("cloud")
+    with libvirt_cloud("novnc", where, cloud_dir) as running:
+        yield running
 
 
 def test_novnc_reaches_a_real_guests_vnc_server(cloud: Cloud) -> None:

@@ -13,14 +13,12 @@ import struct
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from saphira.devtools.leftovers import remove_guests_under
-from tests.functional.cloud import Cloud, start_cloud
-from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.functional.cloud import Cloud
+from tests.functional.guest_cloud import libvirt_cloud
 from tests.ws_client import Refused, WsClient
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
@@ -31,25 +29,11 @@ ANSWER = b"SAPHIRA-GUEST: serial-42"
 
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with qemu_reachable_dir("serial") as root:
-        instances = root / "instances"
-        conf: Path = tmp_path_factory.mktemp("conf") / "libvirt.conf"
-        conf.write_text(
-            f"[DEFAULT]\ninstances_path = {instances}\n[serial_console]\nenabled = true\n"
-            "[spice]\nenabled = true\n"
-        )
-        running = start_cloud(
-            str(tmp_path_factory.mktemp("cloud")),
-            ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
-             "--config-file", str(conf)],
-        )  # fmt: skip
-        try:
-            yield running
-            if running.proc is not None and running.proc.poll() is None:
-                assert running.stop() == 0, running.log()
-        finally:
-            running.kill()
-            remove_guests_under(instances)
+    where, cloud_dir = tmp_path_factory.mktemp("conf"), tmp_path_factory.mktemp("cloud")
+    with libvirt_cloud(
+        "serial", where, cloud_dir, "[serial_console]\nenabled = true\n[spice]\nenabled = true\n"
+    ) as running:
+        yield running
 
 
 def _answer(client: WsClient) -> bytes:

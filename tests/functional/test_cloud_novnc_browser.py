@@ -16,11 +16,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
-from saphira.devtools.leftovers import remove_guests_under
 from saphira.guest_image import BOOTED
 from tests.browser import NoVncPage, PageState, chrome
 from tests.functional.cloud import Cloud, start_cloud
-from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.functional.guest_cloud import libvirt_cloud
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 TOKEN_TTL = 20  # seconds: long enough to open a fresh URL, short enough to wait out
@@ -31,24 +30,11 @@ MIN_INK = 400
 
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with qemu_reachable_dir("novnc-browser") as root:
-        instances = root / "instances"
-        conf: Path = tmp_path_factory.mktemp("conf") / "libvirt.conf"
-        conf.write_text(
-            f"[DEFAULT]\ninstances_path = {instances}\n[consoleauth]\ntoken_ttl = {TOKEN_TTL}\n"
-        )
-        running = start_cloud(
-            str(tmp_path_factory.mktemp("cloud")),
-            ["--compute-driver", "libvirt.LibvirtDriver", "--test-image",
-             "--config-file", str(conf)],
-        )  # fmt: skip
-        try:
-            yield running
-            if running.proc is not None and running.proc.poll() is None:
-                assert running.stop() == 0, running.log()
-        finally:
-            running.kill()
-            remove_guests_under(instances)
+    where, cloud_dir = tmp_path_factory.mktemp("conf"), tmp_path_factory.mktemp("cloud")
+    with libvirt_cloud(
+        "novnc-browser", where, cloud_dir, f"[consoleauth]\ntoken_ttl = {TOKEN_TTL}\n"
+    ) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
