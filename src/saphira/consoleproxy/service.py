@@ -111,7 +111,7 @@ def settings(conf: cfg.ConfigOpts, console_type: ConsoleType) -> ProxySettings:
 def console_proxy(
     conf: cfg.ConfigOpts, address: tuple[str, int], console_type: ConsoleType
 ) -> ConsoleProxy:
-    directory = CellDirectory.from_conf(conf)
+    directory = CellDirectory.shared(conf)  # the process's, as the APIs' (saphira up)
     check = HostCheck(conf, directory)
     proxy = ConsoleProxy(address, Tokens(directory, check), settings(conf, console_type))
     proxy.on_stop += [check.close, directory.dispose]

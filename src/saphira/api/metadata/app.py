@@ -59,7 +59,7 @@ class MetadataState:
         cache: TTLCache[InstanceMetadata] = TTLCache(
             conf.api.metadata_cache_expiration, conf.api.metadata_cache_size
         )
-        instances = DatabaseInstances(CellDirectory.from_conf(conf))
+        instances = DatabaseInstances(CellDirectory.shared(conf))
         return cls(instances, conf.neutron.metadata_proxy_shared_secret,
                    settings, cache)  # fmt: skip
 

@@ -15,16 +15,15 @@ import logging
 import os
 import socketserver
 import threading
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from saphira.exception import SaphiraError
 from saphira.network.metadata import headers
+from saphira.network.metadata.relaying import RelayingHandler
 from saphira.network.metadata.resolver import Resolver
 from saphira.network.metadata.upstream import Answer, MetadataApi, failure
 
 LOG = logging.getLogger(__name__)
-MAX_BODY = 64 * 1024
 BACKLOG = 1024
 NOT_FOUND = Answer(404, b"No instance is known at this address on this network.\n")
 BAD = Answer(400, b"Bad request.\n")
@@ -36,21 +35,8 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     agent: MetadataAgent
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(RelayingHandler):
     server: _Server
-    protocol_version = "HTTP/1.0"
-
-    def do_GET(self) -> None:
-        self._relay()
-
-    def do_HEAD(self) -> None:
-        self._relay()
-
-    def do_POST(self) -> None:
-        self._relay()
-
-    def do_PUT(self) -> None:
-        self._relay()
 
     def _relay(self) -> None:
         body = self._body()
@@ -68,11 +54,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(answer.body)
 
     def _body(self) -> bytes | None:
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            return None
-        return self.rfile.read(length) if 0 <= length <= MAX_BODY else None
+        length = self.body_length()
+        return None if length is None else self.rfile.read(length)
 
     def log_message(self, format: str, *args: object) -> None:
         LOG.debug("metadata agent: " + format, *args)

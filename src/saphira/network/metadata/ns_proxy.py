@@ -25,14 +25,14 @@ import os
 import socket
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 from saphira.network.metadata import headers
+from saphira.network.metadata.relaying import RelayingHandler
 
 LOG = logging.getLogger("saphira.metadata-proxy")
 TIMEOUT = 30.0
-MAX_BODY = 64 * 1024
 MAX_CONNECTIONS = 256
 BACKLOG = 1024
 IP_FREEBIND = getattr(socket, "IP_FREEBIND", 15)
@@ -94,25 +94,12 @@ class Listener(ThreadingHTTPServer):
             self.slots.release()
 
 
-class Relay(BaseHTTPRequestHandler):
+class Relay(RelayingHandler):
     server: Listener
-    protocol_version = "HTTP/1.0"
     timeout = TIMEOUT  # a guest that stops sending mid-request lets go of its thread
 
-    def do_GET(self) -> None:
-        self._relay()
-
-    def do_HEAD(self) -> None:
-        self._relay()
-
-    def do_POST(self) -> None:
-        self._relay()
-
-    def do_PUT(self) -> None:
-        self._relay()
-
     def _relay(self) -> None:
-        length = self._length()
+        length = self.body_length()
         if length is None:
             self.send_error(400, "Bad request body")
             return
@@ -138,15 +125,6 @@ class Relay(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
-
-    def _length(self) -> int | None:
-        if self.headers.get("Transfer-Encoding"):
-            return None
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            return None
-        return length if 0 <= length <= MAX_BODY else None
 
     def _ask(
         self, body: bytes, sent: list[tuple[str, str]]
