@@ -141,6 +141,12 @@ class ImageClient(ServiceClient):
                              headers={"Content-Type": "application/octet-stream"})  # fmt: skip
         _refused(image_id, "upload", reply)
 
+    def delete(self, image_id: str) -> None:
+        """Delete an image; one already gone counts as deleted."""
+        reply = self.request("DELETE", f"/v2/images/{image_id}", raise_refusal=False)
+        if reply.status != 404:
+            _refused(image_id, "delete", reply)
+
 
 class Images(Protocol):
     """What the compute API asks of the image service, with the caller's token."""

@@ -74,10 +74,23 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
         return driver
 
     # -- the table's simple actions ---------------------------------------------
-    def _act(self, ctxt: RequestContext, instance: Instance, action: Action, work: Work) -> None:
-        """Walk the row's steps, run ``work``, finish: one tracked action."""
+    def _act(
+        self,
+        ctxt: RequestContext,
+        instance: Instance,
+        action: Action,
+        work: Work,
+        undo: tuple[str, Callable[[], object]] | None = None,
+    ) -> None:
+        """Walk the row's steps, run ``work``, finish: one tracked action.
+
+        ``undo`` takes back what the API made for this action before it reached
+        the agent; it runs only if the action fails.
+        """
         event = f"compute_{_EVENTS.get(action, str(action))}"
         track = TrackedAction(self.conductor, ctxt, instance, action, event, self.host)
+        if undo is not None:
+            track.done(*undo)
         driver = self.driver_for(instance)
 
         def steps() -> None:
@@ -144,6 +157,8 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
         self._act(ctxt, instance, Action.RESUME, lambda d, i: d.resume(i, network_info(i)))
 
     def snapshot_instance(self, ctxt: RequestContext, instance: Instance, image_id: str) -> None:
+        """The guest's disk into the image the API made; a failed snapshot deletes
+        that image (as Nova's ``delete_image_on_error``), so no queued image is left."""
         uploader = self.images
 
         def work(driver: ComputeDriver, current: Instance) -> None:
@@ -151,7 +166,8 @@ class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
                 raise exception.ServiceUnavailable("no image service configured")
             driver.snapshot(current, image_id, lambda data: uploader.upload(image_id, data))
 
-        self._act(ctxt, instance, Action.CREATE_IMAGE, work)
+        undo = None if uploader is None else ("snapshot image", lambda: uploader.delete(image_id))
+        self._act(ctxt, instance, Action.CREATE_IMAGE, work, undo)
 
     # -- delete ------------------------------------------------------------------
     def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import requests
+
 from saphira.domain.states import PowerState
 from tests.functional.engine.conftest import Api, Plane
 
@@ -147,6 +149,20 @@ def test_create_image_uploads_the_snapshot(plane: Plane) -> None:
     data = api.image_data(image_id)
     assert data == f"fake disk of {server_id} from {api.image_id}\n".encode()
     _succeeded(api, server_id, "createImage", "compute_snapshot_instance")
+
+
+def test_a_failed_snapshot_leaves_no_image_behind(plane: Plane) -> None:
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    plane.faults.fail("snapshot", instances=[server_id], times=1, reason="disk unreadable")
+    response = api.action(server_id, {"createImage": {"name": "snap"}}, version="2.45")
+    assert response.status_code == 202, response.get_data(True)
+    image_id = response.get_json()["image_id"]
+    api.wait(server_id, "ACTIVE")
+    gone = requests.get(f"{api.image_url}/v2/images/{image_id}", timeout=30,
+                        headers={"X-Auth-Token": api.token("admin")})  # fmt: skip
+    assert gone.status_code == 404, gone.text
 
 
 def test_power_state_reconcile_sees_a_guest_powered_off_behind_our_back(plane: Plane) -> None:

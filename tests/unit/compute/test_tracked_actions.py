@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
+from saphira.clients.fake import FakeTransport
 from saphira.clients.image import ImageClient
 from saphira.compute.manager import ComputeManager
 from saphira.domain.states import TaskState, VmState
@@ -65,6 +66,38 @@ def test_a_failed_driver_step_is_one_fault_one_error_and_the_tables_state(
     assert w.conductor.closed == [(event, "Error")]
     assert w.conductor.sent.count("instance_fail") == 1
     assert (w.instance.vm_state, w.instance.task_state) == (_failure_state(action, start), None)
+
+
+def _image_service() -> tuple[ImageClient, FakeTransport]:
+    transport = FakeTransport()
+    transport.reply("DELETE", "/image/v2/images/snap-1", status=204)
+    return ImageClient("http://127.0.0.1:9/image", lambda: "t", transport=transport), transport
+
+
+def test_a_failed_snapshot_deletes_the_image_the_api_made_for_it() -> None:
+    w = world(A, TABLE[Action.CREATE_IMAGE].steps[0])
+    w.guest()
+    w.manager.images, transport = _image_service()
+    w.driver.faults.fail("snapshot", reason="disk unreadable")
+    w.manager.snapshot_instance(CTXT, w.instance, "snap-1")
+
+    assert [(r.method, r.url) for r in transport.sent] == [
+        ("DELETE", "http://127.0.0.1:9/image/v2/images/snap-1")
+    ]
+    assert w.instance.vm_state is A and w.instance.task_state is None
+
+
+def test_a_snapshot_that_succeeds_keeps_its_image() -> None:
+    w = world(A, TABLE[Action.CREATE_IMAGE].steps[0])
+    w.guest()
+    w.manager.images, transport = _image_service()
+    transport.reply("GET", "/image/v2/images/snap-1", json={})
+    transport.reply("PATCH", "/image/v2/images/snap-1", json={})
+    transport.reply("PUT", "/image/v2/images/snap-1/file", status=204)
+    w.manager.snapshot_instance(CTXT, w.instance, "snap-1")
+
+    assert "DELETE" not in [r.method for r in transport.sent]
+    assert w.conductor.faults == []
 
 
 def test_a_step_that_loses_its_compare_and_swap_changes_nothing_and_records_no_fault() -> None:
