@@ -88,8 +88,13 @@ def latest_faults(session: Session, uuids: list[str]) -> dict[str, InstanceFault
     }
 
 
+FAULT_SHOWN = ("ERROR", "DELETED")  # Nova's views show a fault for these statuses alone
+
+
 def fault_of(caller: Caller, found: Located) -> InstanceFault | None:
-    if found.cell is None:
+    """The fault a view of the server shows: None, and nothing read, unless its status is
+    one of FAULT_SHOWN (a BUILD or ACTIVE server's poll reads one statement less)."""
+    if found.cell is None or found.instance.status not in FAULT_SHOWN:
         return None
     with caller.cell(found.cell) as session:
         return latest_faults(session, [found.instance.uuid]).get(found.instance.uuid)
