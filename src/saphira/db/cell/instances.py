@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -64,21 +65,32 @@ def insert(session: Session, instance: Instance) -> None:
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
-    """The row, then its children by three plain column reads: a third of the cost
-    of the relationships' loaders for one row."""
+    """The row, then its children in one statement (``_children``): a fraction of the
+    cost of the relationships' loaders for one row."""
     row = _row(session, uuid, read_deleted)
     return instance_rows.to_object(row, _children(session, uuid))
 
 
 def _children(session: Session, uuid: str) -> instance_rows.Children:
+    """Metadata (in the order written), tags (sorted) and the info cache's text, read as
+    one UNION ALL of (kind, order, key, value) rows instead of three SELECTs."""
     meta, tag, cache = models.InstanceMetadata, models.Tag, models.InstanceInfoCache
-    items = session.execute(
-        sa.select(meta.key, meta.value).where(meta.instance_uuid == uuid, meta.deleted == 0)
-    )
-    tags = session.scalars(sa.select(tag.tag).where(tag.resource_id == uuid))
-    text = session.scalar(sa.select(cache.network_info).where(cache.instance_uuid == uuid))
-    metadata = {key: value for key, value in items}
-    return instance_rows.Children(metadata, list(tags), text)
+    text, zero = sa.String(), sa.literal(0, sa.Integer)
+    rows: Sequence[Any] = session.execute(
+        sa.union_all(
+            sa.select(sa.literal("m", text), meta.id, meta.key, meta.value)
+            .where(meta.instance_uuid == uuid, meta.deleted == 0),
+            sa.select(sa.literal("t", text), zero, tag.tag, sa.null())
+            .where(tag.resource_id == uuid),
+            sa.select(sa.literal("c", text), zero, sa.literal("", text),
+                      cache.network_info)
+            .where(cache.instance_uuid == uuid),
+        ).order_by(sa.literal_column("1"), sa.literal_column("2"), sa.literal_column("3"))
+    ).all()  # fmt: skip
+    metadata = {key: value for kind, _, key, value in rows if kind == "m"}
+    tags = [key for kind, _, key, _ in rows if kind == "t"]
+    cached = [value for kind, _, _, value in rows if kind == "c"]
+    return instance_rows.Children(metadata, tags, cached[0] if cached else None)
 
 
 def vm_state_of(session: Session, uuid: str) -> VmState:
