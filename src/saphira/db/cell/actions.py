@@ -42,6 +42,40 @@ def action_start(
     return row.id
 
 
+def first_action(
+    session: Session,
+    instance_uuid: str,
+    request_id: str,
+    action: str,
+    event: str,
+    result: str,
+    *,
+    project_id: str,
+    user_id: str,
+    details: str | None = None,
+    traceback: str | None = None,
+) -> None:
+    """A new instance's first action with its first event, already finished (the
+    conductor's build: its scheduling). Written without the look-ups ``action_start`` and
+    ``event_finish`` make: the instance row was inserted in this transaction, so nothing
+    can hang off it yet (three SELECTs fewer per build)."""
+    now = _now()
+    row = models.InstanceAction(
+        action=action, instance_uuid=instance_uuid, request_id=request_id, user_id=user_id,
+        project_id=project_id, start_time=now, finish_time=now,
+        message="Error" if result == "Error" else None,
+    )  # fmt: skip
+    session.add(row)
+    session.flush()
+    session.add(
+        models.InstanceActionEvent(
+            event=event, action_id=row.id, start_time=now, finish_time=now, result=result,
+            details=details, traceback=traceback,
+        )
+    )  # fmt: skip
+    session.flush()
+
+
 def event_start(
     session: Session, instance_uuid: str, request_id: str, event: str, host: str | None
 ) -> bool:
