@@ -156,3 +156,33 @@ def test_an_insert_deletes_no_children(engine: sa.Engine) -> None:
     with Session(engine) as session:
         got = instances.get(session, made.uuid)
     assert (got.metadata, got.tags) == ({"k": "v"}, ["t"])
+
+
+class StatementObjects:
+    """The statement objects a session executes while counting."""
+
+    def __init__(self, session: Session) -> None:
+        self.seen: list[object] = []
+        sa.event.listen(session, "do_orm_execute", self._seen)
+
+    def _seen(self, state: sa.orm.ORMExecuteState) -> None:
+        self.seen.append(state.statement)
+
+
+def test_reads_of_one_instance_reuse_their_statements(engine: sa.Engine) -> None:
+    """Built once, a statement's cache key is computed once: two reads of two instances
+    execute the very same statement objects."""
+    first, second = make().uuid, make().uuid
+    with Session(engine) as session, session.begin():
+        for uuid in (first, second):
+            instances.create(session, replace(make(), uuid=uuid))
+    with Session(engine) as session:
+        statements = StatementObjects(session)
+        for uuid in (first, second):
+            instances.get(session, uuid)
+            instances.vm_state_of(session, uuid)
+            instances.finish_state_of(session, uuid)
+        half = len(statements.seen) // 2
+        assert half == 4
+        for one, other in zip(statements.seen[:half], statements.seen[half:], strict=True):
+            assert one is other

@@ -71,22 +71,42 @@ def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
     return instance_rows.to_object(row, _children(session, uuid))
 
 
+# The reads of one instance, built once with a bound :uuid. SQLAlchemy memoises a
+# statement's cache key on the statement object; a statement built per call pays for
+# its construction and its cache key each time (about 0.3 ms for _CHILDREN, five times
+# what executing it costs).
+_UUID = sa.bindparam("uuid", type_=sa.String())
+
+
+def _children_statement() -> sa.Executable:
+    meta, tag, cache = models.InstanceMetadata, models.Tag, models.InstanceInfoCache
+    text, zero = sa.String(), sa.literal(0, sa.Integer)
+    return sa.union_all(
+        sa.select(sa.literal("m", text), meta.id, meta.key, meta.value)
+        .where(meta.instance_uuid == _UUID, meta.deleted == 0),
+        sa.select(sa.literal("t", text), zero, tag.tag, sa.null())
+        .where(tag.resource_id == _UUID),
+        sa.select(sa.literal("c", text), zero, sa.literal("", text), cache.network_info)
+        .where(cache.instance_uuid == _UUID),
+    ).order_by(sa.literal_column("1"), sa.literal_column("2"), sa.literal_column("3"))  # fmt: skip
+
+
+_CHILDREN = _children_statement()
+_ROW = sa.select(models.Instance).where(models.Instance.uuid == _UUID)
+_ROW = _ROW.options(orm.lazyload("*"))
+_LIVE_ROW = _ROW.where(models.Instance.deleted == 0)
+_VM_STATE = sa.select(models.Instance.vm_state).where(
+    models.Instance.uuid == _UUID, models.Instance.deleted == 0
+)
+_FINISH_STATE = sa.select(models.Instance.vm_state, models.Instance.system_metadata).where(
+    models.Instance.uuid == _UUID, models.Instance.deleted == 0
+)
+
+
 def _children(session: Session, uuid: str) -> instance_rows.Children:
     """Metadata (in the order written), tags (sorted) and the info cache's text, read as
     one UNION ALL of (kind, order, key, value) rows instead of three SELECTs."""
-    meta, tag, cache = models.InstanceMetadata, models.Tag, models.InstanceInfoCache
-    text, zero = sa.String(), sa.literal(0, sa.Integer)
-    rows: Sequence[Any] = session.execute(
-        sa.union_all(
-            sa.select(sa.literal("m", text), meta.id, meta.key, meta.value)
-            .where(meta.instance_uuid == uuid, meta.deleted == 0),
-            sa.select(sa.literal("t", text), zero, tag.tag, sa.null())
-            .where(tag.resource_id == uuid),
-            sa.select(sa.literal("c", text), zero, sa.literal("", text),
-                      cache.network_info)
-            .where(cache.instance_uuid == uuid),
-        ).order_by(sa.literal_column("1"), sa.literal_column("2"), sa.literal_column("3"))
-    ).all()  # fmt: skip
+    rows: Sequence[Any] = session.execute(_CHILDREN, {"uuid": uuid}).all()
     metadata = {key: value for kind, _, key, value in rows if kind == "m"}
     tags = [key for kind, _, key, _ in rows if kind == "t"]
     cached = [value for kind, _, _, value in rows if kind == "c"]
@@ -96,8 +116,7 @@ def _children(session: Session, uuid: str) -> instance_rows.Children:
 def vm_state_of(session: Session, uuid: str) -> VmState:
     """The vm_state of a live instance, read alone: what a compare-and-swap expects,
     without loading the row, its metadata, tags and info cache."""
-    t = models.Instance
-    found = session.scalar(sa.select(t.vm_state).where(t.uuid == uuid, t.deleted == 0))
+    found = session.scalar(_VM_STATE, {"uuid": uuid})
     if found is None:
         raise InstanceNotFound(instance_id=uuid)
     return VmState(found)
@@ -106,10 +125,7 @@ def vm_state_of(session: Session, uuid: str) -> VmState:
 def finish_state_of(session: Session, uuid: str) -> tuple[VmState, str | None]:
     """What a finishing compare-and-swap reads: the vm_state and the system metadata's
     old_vm_state (a stop's or resize's way back), two columns instead of the instance."""
-    t = models.Instance
-    found = session.execute(
-        sa.select(t.vm_state, t.system_metadata).where(t.uuid == uuid, t.deleted == 0)
-    ).one_or_none()
+    found = session.execute(_FINISH_STATE, {"uuid": uuid}).one_or_none()
     if found is None:
         raise InstanceNotFound(instance_id=uuid)
     prior = json.loads(found.system_metadata or "{}").get("old_vm_state")
@@ -236,11 +252,8 @@ def soft_delete(session: Session, uuid: str) -> None:
 def _row(session: Session, uuid: str, read_deleted: bool) -> models.Instance:
     """The row alone: its relationships are not loaded (a row read to be written does
     not need them, and ``get`` reads them more cheaply)."""
-    query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
-    query = query.options(orm.lazyload("*"))
-    if not read_deleted:
-        query = query.where(models.Instance.deleted == 0)
-    row = session.scalars(query).one_or_none()
+    query = _ROW if read_deleted else _LIVE_ROW
+    row = session.scalars(query, {"uuid": uuid}).one_or_none()
     if row is None:
         raise InstanceNotFound(instance_id=uuid)
     return row
