@@ -84,3 +84,19 @@ def test_an_error_servers_fault_is_read(cloud: Cloud) -> None:
         caller = cloud.caller(session)
         fault = lookup.fault_of(caller, lookup.locate(caller, instance.uuid))
     assert fault is not None and fault.message == "boom"
+
+
+def test_a_shows_api_database_reads_reuse_their_statements(cloud: Cloud) -> None:
+    """The mapping, groups and specs of two servers are read by the very same statement
+    objects (built once: their cache keys are computed once)."""
+    placed = [cloud.placed(), cloud.placed()]
+    seen: list[object] = []
+    with cloud.directory.api() as session:
+        sa.event.listen(session, "do_orm_execute", lambda state: seen.append(state.statement))
+        caller = cloud.caller(session)
+        for instance in placed:
+            lookup.locate(caller, instance.uuid)
+            lookup.groups_of(caller, [instance.uuid])
+            lookup.specs_of(caller, [instance.uuid])
+    assert len(seen) == 6
+    assert all(one is other for one, other in zip(seen[:3], seen[3:], strict=True))
