@@ -60,9 +60,12 @@ def mapping_of(session: Session, instance_uuid: str, *, deleted: bool = True) ->
     return Mapped(None if row.cell_mapping is None else Cell.of(row.cell_mapping))
 
 
+_CELLS = sa.select(CellMapping).order_by(CellMapping.id)  # built once, as _MAPPING
+
+
 def cells_in(session: Session, *, with_cell0: bool = False) -> list[Cell]:
     """Every mapped cell in mapping order, read in the caller's API-DB session."""
-    rows = session.scalars(sa.select(CellMapping).order_by(CellMapping.id)).all()
+    rows = session.scalars(_CELLS).all()
     return [Cell.of(row) for row in rows if with_cell0 or row.uuid != CELL0_UUID]
 
 
