@@ -186,3 +186,22 @@ def test_reads_of_one_instance_reuse_their_statements(engine: sa.Engine) -> None
         assert half == 4
         for one, other in zip(statements.seen[:half], statements.seen[half:], strict=True):
             assert one is other
+
+
+def test_compare_and_swaps_of_one_shape_reuse_their_statement(engine: sa.Engine) -> None:
+    """The same columns and expected states' shape: the very same UPDATE object, built once;
+    other columns: another one. Each still swaps its own instance."""
+    first, second = _building(engine), _building(engine)
+    move = tr.finish(Action.BUILD, VmState.BUILDING)
+    with Session(engine) as session, session.begin():
+        statements = StatementObjects(session)
+        for uuid, launched in ((first, dt.datetime(2026, 1, 2)), (second, dt.datetime(2026, 1, 3))):
+            instances.apply(session, uuid, move, method="build", launched_at=launched)
+        instances.save_state(session, first, VmState.ACTIVE, None, host="h2")
+    assert statements.seen[0] is statements.seen[1] and statements.seen[2] is not statements.seen[0]
+    with Session(engine) as session:
+        got = [instances.get(session, uuid) for uuid in (first, second)]
+    assert [(i.vm_state, i.launched_at, i.host) for i in got] == [
+        (VmState.ACTIVE, dt.datetime(2026, 1, 2), "h2"),
+        (VmState.ACTIVE, dt.datetime(2026, 1, 3), got[1].host),
+    ]

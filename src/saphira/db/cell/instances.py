@@ -161,18 +161,12 @@ def save_state(
     """Compare-and-swap the state columns (and any others given in ``new``)."""
     vms = _as_set(expected_vm_states)
     tasks = _as_set(expected_task_states)
-    table = models.Instance
-    task_match = [table.task_state.in_([task for task in tasks if task is not None])]
-    if None in tasks:
-        task_match.append(table.task_state.is_(None))
-    values = {key: _column_value(value) for key, value in new.items()}
-    result = session.execute(
-        sa.update(table)
-        .where(table.uuid == uuid, table.deleted == 0)
-        .where(table.vm_state.in_([vm for vm in vms if vm is not None]), sa.or_(*task_match))
-        .values(**values, updated_at=_now())
-        .execution_options(synchronize_session=False)
-    )
+    params: dict[str, object] = {f"new_{key}": _column_value(value) for key, value in new.items()}
+    params.update(
+        swapped=uuid, new_updated_at=_now(), vms=[vm for vm in vms if vm is not None],
+        tasks=[task for task in tasks if task is not None],
+    )  # fmt: skip
+    result = session.execute(_swap(tuple(sorted(new)), None in tasks), params)
     if result.rowcount == 1:  # type: ignore[attr-defined]
         return
     current = _row(session, uuid, read_deleted=False)
@@ -183,6 +177,29 @@ def save_state(
         else ("task_state", current.task_state)
     )
     raise InstanceInvalidState(attr=attr, instance_uuid=uuid, state=state, method=method)
+
+
+# The compare-and-swap UPDATEs, one per shape (the columns written, whether a NULL
+# task_state matches), built once: the expected states and the values are bound.
+_SWAPS: dict[tuple[tuple[str, ...], bool], sa.Update] = {}
+
+
+def _swap(columns: tuple[str, ...], null_task: bool) -> sa.Update:
+    found = _SWAPS.get((columns, null_task))
+    if found is None:
+        t = models.Instance
+        task: sa.ColumnElement[bool] = t.task_state.in_(sa.bindparam("tasks", expanding=True))
+        if null_task:
+            task = sa.or_(task, t.task_state.is_(None))
+        found = _SWAPS[(columns, null_task)] = (
+            sa.update(t)
+            .where(t.uuid == sa.bindparam("swapped", type_=sa.String()), t.deleted == 0)
+            .where(t.vm_state.in_(sa.bindparam("vms", expanding=True)), task)
+            .values({name: sa.bindparam(f"new_{name}") for name in columns})
+            .values(updated_at=sa.bindparam("new_updated_at"))
+            .execution_options(synchronize_session=False)
+        )
+    return found
 
 
 def apply(
