@@ -57,3 +57,23 @@ def test_a_failed_first_event_marks_the_action_as_an_error(engine: sa.Engine) ->
         event = session.scalars(sa.select(models.InstanceActionEvent)).one()
     assert action.message == "Error"
     assert (event.result, event.details) == ("Error", "No valid host was found.")
+
+
+def test_events_of_two_instances_are_looked_up_by_the_same_statements(engine: sa.Engine) -> None:
+    """An event's start and finish find the action and the open event with statements
+    built once; each still closes its own instance's event."""
+    uuids = [_first(engine, "Success")[0], _first(engine, "Success")[0]]
+    seen: list[object] = []
+    with Session(engine) as session, session.begin():
+        sa.event.listen(session, "do_orm_execute", lambda state: seen.append(state.statement))
+        for uuid in uuids:
+            assert actions.event_start(session, uuid, "req-1", "compute_build", "h1")
+            assert actions.event_finish(session, uuid, "req-1", "compute_build", "Success")
+    assert len(seen) == 6 and all(a is b for a, b in zip(seen[:3], seen[3:], strict=True))
+    with Session(engine) as session:
+        events = session.scalars(
+            sa.select(models.InstanceActionEvent).where(
+                models.InstanceActionEvent.event == "compute_build"
+            )
+        ).all()
+    assert sorted(e.result or "" for e in events) == ["Success", "Success"]

@@ -205,3 +205,12 @@ def test_compare_and_swaps_of_one_shape_reuse_their_statement(engine: sa.Engine)
         (VmState.ACTIVE, dt.datetime(2026, 1, 2), "h2"),
         (VmState.ACTIVE, dt.datetime(2026, 1, 3), got[1].host),
     ]
+
+
+def test_info_cache_writes_look_the_cache_up_with_one_statement(engine: sa.Engine) -> None:
+    first, second = _building(engine), _building(engine)
+    with Session(engine) as session, session.begin():
+        statements = StatementObjects(session)
+        for uuid in (first, second):
+            instances.write_info_cache(session, uuid, [])
+    assert len(statements.seen) == 2 and statements.seen[0] is statements.seen[1]

@@ -105,14 +105,7 @@ def event_finish(
     action = _action(session, instance_uuid, request_id)
     if action is None:
         return False
-    query = (
-        sa.select(models.InstanceActionEvent)
-        .where(models.InstanceActionEvent.action_id == action.id)
-        .where(models.InstanceActionEvent.event == event)
-        .where(models.InstanceActionEvent.finish_time.is_(None))
-        .order_by(models.InstanceActionEvent.id.desc())
-    )
-    row = session.scalars(query).first()
+    row = session.scalars(_OPEN_EVENT, {"action": action.id, "event": event}).first()
     if row is None:
         row = models.InstanceActionEvent(
             event=event, action_id=action.id, start_time=_now(), host=host
@@ -154,11 +147,22 @@ def record_failure(
         event_finish(session, instance_uuid, request_id, event, "Error", details=details)
 
 
+# The look-ups every event of every action runs, built once with their keys bound (a
+# statement built per call pays for its cache key each time).
+_ACTION = (
+    sa.select(models.InstanceAction)
+    .where(models.InstanceAction.instance_uuid == sa.bindparam("instance", type_=sa.String()))
+    .where(models.InstanceAction.request_id == sa.bindparam("request", type_=sa.String()))
+    .order_by(models.InstanceAction.id.desc())
+)
+_OPEN_EVENT = (
+    sa.select(models.InstanceActionEvent)
+    .where(models.InstanceActionEvent.action_id == sa.bindparam("action", type_=sa.Integer()))
+    .where(models.InstanceActionEvent.event == sa.bindparam("event", type_=sa.String()))
+    .where(models.InstanceActionEvent.finish_time.is_(None))
+    .order_by(models.InstanceActionEvent.id.desc())
+)
+
+
 def _action(session: Session, instance_uuid: str, request_id: str) -> models.InstanceAction | None:
-    query = (
-        sa.select(models.InstanceAction)
-        .where(models.InstanceAction.instance_uuid == instance_uuid)
-        .where(models.InstanceAction.request_id == request_id)
-        .order_by(models.InstanceAction.id.desc())
-    )
-    return session.scalars(query).first()
+    return session.scalars(_ACTION, {"instance": instance_uuid, "request": request_id}).first()

@@ -98,6 +98,9 @@ _LIVE_ROW = _ROW.where(models.Instance.deleted == 0)
 _VM_STATE = sa.select(models.Instance.vm_state).where(
     models.Instance.uuid == _UUID, models.Instance.deleted == 0
 )
+_INFO_CACHE = sa.select(models.InstanceInfoCache).where(
+    models.InstanceInfoCache.instance_uuid == _UUID
+)
 _FINISH_STATE = sa.select(models.Instance.vm_state, models.Instance.system_metadata).where(
     models.Instance.uuid == _UUID, models.Instance.deleted == 0
 )
@@ -339,9 +342,7 @@ def _add_children(
 def _save_info_cache(session: Session, uuid: str, vifs: list[InstanceVIF]) -> None:
     """One row per instance, written over (Nova's instance_info_caches)."""
     text = instance_rows.network_info_text(vifs)
-    cache = session.scalars(
-        sa.select(models.InstanceInfoCache).where(models.InstanceInfoCache.instance_uuid == uuid)
-    ).one_or_none()
+    cache = session.scalars(_INFO_CACHE, {"uuid": uuid}).one_or_none()
     if cache is None:
         session.add(models.InstanceInfoCache(instance_uuid=uuid, network_info=text))
     else:
