@@ -11,7 +11,7 @@ round trips, casts, HTTP requests between services and write transactions,
 counted in the all-in-one (bench/tallied_up.py). Failed runs are counted
 and printed. Asserts nothing.
 
-    .venv/bin/python bench/control_plane.py [--runs N] [--quick]
+    .venv/bin/python bench/control_plane.py [--runs N] [--quick] [--only list|build]
 """
 
 from __future__ import annotations
@@ -244,6 +244,9 @@ def measure(cloud: Cloud, probe: Probe, args: argparse.Namespace) -> None:
     run.one_by_one(network)
     run.counted(network)
     run.burst()
+    if args.only == "build":
+        run.table()
+        return
     run.fill(args.servers)
     run.lists(args.servers, "", GOALS["list"], "")
     run.rss(f"the runs above ({args.servers:,} servers)")
@@ -275,8 +278,9 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--lists", type=int, default=10, help="list requests timed (10)")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle background")
     parser.add_argument("--quick", action="store_true", help="a smoke run: small numbers")
-    parser.add_argument("--only", choices=["list"], help="list: the list figures alone, on "
-                        "copies of one server (no create, burst or fill)")  # fmt: skip
+    parser.add_argument("--only", choices=["list", "build"], help="list: the list figures "
+                        "alone, on copies of one server (no create, burst or fill); build: the "
+                        "create figures alone (no fill, seed or list)")  # fmt: skip
     args = parser.parse_args()
     if args.quick:
         args.runs, args.concurrent, args.threads = 3, 10, 5

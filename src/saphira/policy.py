@@ -27,6 +27,7 @@ from saphira.policies import image as image_policies
 from saphira.policies import network as network_policies
 from saphira.policies import placement as placement_policies
 from saphira.policies import servers as server_policies
+from saphira.policy_memo import Decisions
 
 SCOPES = ["system", "domain", "project"]
 
@@ -172,13 +173,16 @@ class _WatchedEnforcer(policy.Enforcer):
     every place oslo.policy would look and hands over to oslo.policy only when
     one differs from the last load, so a changed, new or removed policy file
     still applies at the next request. A request checks at most once: its
-    further checks skip even the stamp (``checked_for``).
+    further checks skip even the stamp (``checked_for``). Each load starts a
+    new ``decisions`` (saphira.policy_memo): what pure rules decided under
+    the rules loaded before is dropped with them.
     """
 
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         self.checked_for = threading.local()
         self.files_read = 0  # how often oslo.policy was let look at the files
+        self.decisions = Decisions({})
         self._seen: Hashable = None
 
     def watched(self) -> list[str]:
@@ -196,6 +200,7 @@ class _WatchedEnforcer(policy.Enforcer):
         seen = tuple(_stamp(path) for path in self.watched())
         if force_reload or not self.rules or seen != self._seen:
             super().load_rules(force_reload)
+            self.decisions = Decisions(self.rules)
             self.files_read += 1
             self._seen = seen
 
@@ -227,19 +232,29 @@ class Enforcer:
         (the caller's own credentials as the target)."""
         credentials = context.policy_credentials()
         state = self._look_at_files(context, admin=True)
-        state.skip = True  # as enforce() does: the files were just looked at
-        try:
-            return bool(self._enforcer.enforce(IS_ADMIN, dict(credentials), credentials))
-        finally:
-            state.skip = False
+        return self._decide(state, IS_ADMIN, credentials, credentials)
 
     def enforce(self, context: RequestContext, rule: str, target: Mapping[str, Any]) -> None:
         """Raise Forbidden unless ``context`` may apply ``rule`` to ``target``."""
         state = self._look_at_files(context)
-        state.skip = True
-        try:
-            allowed = self._enforcer.enforce(rule, dict(target), context.policy_credentials())
-        finally:
-            state.skip = False
-        if not allowed:
+        if not self._decide(state, rule, target, context.policy_credentials()):
             raise Forbidden(f"You are not authorized to perform the requested action: {rule}.")
+
+    def _decide(
+        self,
+        state: threading.local,
+        rule: str,
+        target: Mapping[str, Any],
+        credentials: dict[str, Any],
+    ) -> bool:
+        """oslo.policy's decision, or the one it gave before under the same rules."""
+        enforcer = self._enforcer
+
+        def evaluate() -> bool:
+            state.skip = True  # as enforce() does: the files were just looked at
+            try:
+                return bool(enforcer.enforce(rule, dict(target), dict(credentials)))
+            finally:
+                state.skip = False
+
+        return enforcer.decisions.decide(rule, target, credentials, evaluate)

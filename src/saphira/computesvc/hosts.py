@@ -98,12 +98,15 @@ def mapped_hosts(caller: Caller) -> dict[str, str]:
     return {host: cell for host, cell in caller.api.execute(stmt)}
 
 
+# Built once: an admin's GET /servers/{id} reads the services for the host status.
+_SERVICES = sa.select(models.Service).filter_by(deleted=0).order_by(models.Service.id)
+
+
 def services(caller: Caller) -> list[HostService]:
     found: list[HostService] = []
     for cell in caller.cells():
         with caller.cell(cell) as session:
-            stmt = sa.select(models.Service).filter_by(deleted=0).order_by(models.Service.id)
-            rows = [_record(Service, row) for row in session.scalars(stmt)]
+            rows = [_record(Service, row) for row in session.scalars(_SERVICES)]
         found.extend(HostService(cell, row) for row in rows)
     return found
 

@@ -88,8 +88,13 @@ def latest_faults(session: Session, uuids: list[str]) -> dict[str, InstanceFault
     }
 
 
+FAULT_SHOWN = ("ERROR", "DELETED")  # Nova's views show a fault for these statuses alone
+
+
 def fault_of(caller: Caller, found: Located) -> InstanceFault | None:
-    if found.cell is None:
+    """The fault a view of the server shows: None, and nothing read, unless its status is
+    one of FAULT_SHOWN (a BUILD or ACTIVE server's poll reads one statement less)."""
+    if found.cell is None or found.instance.status not in FAULT_SHOWN:
         return None
     with caller.cell(found.cell) as session:
         return latest_faults(session, [found.instance.uuid]).get(found.instance.uuid)
@@ -104,12 +109,19 @@ def faults_of(caller: Caller, uuids: list[str]) -> dict[str, InstanceFault]:
     return faults
 
 
+# Built once, their uuids bound (expanding): a poll's show runs both, and a statement
+# built per call pays for its cache key each time.
+_UUIDS: sa.BindParameter[list[str]] = sa.bindparam("uuids", expanding=True)
+_GROUPS = (
+    sa.select(InstanceGroupMember.instance_uuid, InstanceGroup.uuid)
+    .join(InstanceGroup, InstanceGroup.id == InstanceGroupMember.group_id)
+    .where(InstanceGroupMember.instance_uuid.in_(_UUIDS))
+)
+_SPECS = sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(_UUIDS))
+
+
 def groups_of(caller: Caller, uuids: list[str]) -> dict[str, tuple[str, ...]]:
-    rows = caller.api.execute(
-        sa.select(InstanceGroupMember.instance_uuid, InstanceGroup.uuid)
-        .join(InstanceGroup, InstanceGroup.id == InstanceGroupMember.group_id)
-        .where(InstanceGroupMember.instance_uuid.in_(uuids))
-    )
+    rows = caller.api.execute(_GROUPS, {"uuids": list(uuids)})
     found: dict[str, tuple[str, ...]] = {}
     for member, group in rows:
         found[member] = (*found.get(member, ()), group)
@@ -130,9 +142,7 @@ def specs_of(caller: Caller, uuids: list[str]) -> dict[str, Placement]:
     Read as plain JSON rather than as RequestSpec objects: a listing of a
     thousand servers should not pay for a thousand object loads.
     """
-    rows = caller.api.execute(
-        sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(uuids))
-    )
+    rows = caller.api.execute(_SPECS, {"uuids": list(uuids)})
     found: dict[str, Placement] = {}
     for uuid, spec in rows:
         data = json.loads(spec).get(DATA, {})

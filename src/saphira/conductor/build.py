@@ -120,15 +120,11 @@ class BuildTasks:
         the server meanwhile (the row is then removed again)."""
         with self.dbs.cell(cell.url) as session:
             instances.insert(session, instance)
-            actions.action_start(
-                session, instance.uuid, ctxt.request_id, TABLE[Action.BUILD].recorded_as,
-                project_id=instance.project_id, user_id=instance.user_id,
-            )  # fmt: skip
-            # event_finish opens the scheduling event itself (none is open yet)
             error = event_error or faults.FaultText("", "")
-            actions.event_finish(
-                session, instance.uuid, ctxt.request_id, SCHEDULE_EVENT,
-                "Success" if event_error is None else "Error",
+            actions.first_action(
+                session, instance.uuid, ctxt.request_id, TABLE[Action.BUILD].recorded_as,
+                SCHEDULE_EVENT, "Success" if event_error is None else "Error",
+                project_id=instance.project_id, user_id=instance.user_id,
                 details=error.message or None, traceback=error.details or None,
             )  # fmt: skip
             if event_error is not None:

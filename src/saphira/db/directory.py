@@ -42,21 +42,30 @@ class Mapped:
     cell: Cell | None
 
 
+# Built once (a bound :uuid): a statement built per call pays for its cache key each
+# time, and every GET /servers/{id} and every conductor look-up runs this one.
+_MAPPING = sa.select(InstanceMapping).where(
+    InstanceMapping.instance_uuid == sa.bindparam("uuid", type_=sa.String())
+)
+_LIVE_MAPPING = _MAPPING.filter_by(queued_for_delete=False)
+
+
 def mapping_of(session: Session, instance_uuid: str, *, deleted: bool = True) -> Mapped | None:
     """Where the instance mapping puts an instance; None without a mapping (or, with
     ``deleted`` False, with one queued for delete). The one place a cell is found."""
-    stmt = sa.select(InstanceMapping).filter_by(instance_uuid=instance_uuid)
-    if not deleted:
-        stmt = stmt.filter_by(queued_for_delete=False)
-    row = session.scalars(stmt).first()
+    stmt = _MAPPING if deleted else _LIVE_MAPPING
+    row = session.scalars(stmt, {"uuid": instance_uuid}).first()
     if row is None:
         return None
     return Mapped(None if row.cell_mapping is None else Cell.of(row.cell_mapping))
 
 
+_CELLS = sa.select(CellMapping).order_by(CellMapping.id)  # built once, as _MAPPING
+
+
 def cells_in(session: Session, *, with_cell0: bool = False) -> list[Cell]:
     """Every mapped cell in mapping order, read in the caller's API-DB session."""
-    rows = session.scalars(sa.select(CellMapping).order_by(CellMapping.id)).all()
+    rows = session.scalars(_CELLS).all()
     return [Cell.of(row) for row in rows if with_cell0 or row.uuid != CELL0_UUID]
 
 

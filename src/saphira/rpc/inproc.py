@@ -18,7 +18,11 @@ their consumer) and RabbitMQ's fanout: every listener has a fanout queue of
 its own, so two servers of one topic on one host (the L2 and DHCP agents)
 both hear a fanout cast. Unlike the fake, it gives each URL's virtual host
 its own bus, wakes consumers with a condition variable, and round-trips
-messages, replies and failures through JSON as the wire does.
+messages, replies and failures through JSON as the wire does. A message
+wakes only the listeners of its queue (each has its own condition on the
+bus's one lock), not every listener of the process: with a couple of dozen
+listeners in the all-in-one, waking them all made each hop wait for threads
+that had nothing to take.
 """
 
 from __future__ import annotations
@@ -50,26 +54,35 @@ class _Envelope:
 
 @dataclass(eq=False)
 class _Bus:
-    """One process-local broker: FIFO queues of JSON text and one condition."""
+    """One process-local broker: FIFO queues of JSON text under one lock; each
+    listener waits on a condition of its own, woken by its queues' messages."""
 
-    cond: threading.Condition = field(default_factory=threading.Condition)
+    lock: threading.Lock = field(default_factory=threading.Lock)
     queues: dict[_Key, collections.deque[_Envelope]] = field(default_factory=dict)
     listening: collections.Counter[_Key] = field(default_factory=collections.Counter)
+    waiting: dict[_Key, list[threading.Condition]] = field(default_factory=dict)
+    woken: int = 0  # listener conditions notified (tests: one message, its listeners only)
+
+    def wake(self, key: _Key) -> None:
+        """Notify the listeners taking from ``key``; the lock is held."""
+        for condition in self.waiting.get(key, ()):
+            condition.notify()
+            self.woken += 1
 
     def deliver(self, keys: list[_Key], envelope: _Envelope) -> None:
-        with self.cond:
+        with self.lock:
             for key in keys:
                 self.queues.setdefault(key, collections.deque()).append(envelope)
-            self.cond.notify_all()
+                self.wake(key)
 
     def topic_keys(self, exchange: str, topic: str) -> list[_Key]:
         """Every pool's queue of a topic; the default one is made if none exists."""
-        with self.cond:
+        with self.lock:
             keys = [k for k in self.queues if k[:3] == ("topic", exchange, topic)]
             return keys or [("topic", exchange, topic, None)]
 
     def fanout_keys(self, exchange: str, topic: str) -> list[_Key]:
-        with self.cond:
+        with self.lock:
             return [k for k in self.listening if k[:3] == ("fanout", exchange, topic)]
 
 
@@ -96,9 +109,9 @@ class _Incoming(base.RpcIncomingMessage):  # type: ignore[misc]
             self._envelope.reply_q.put((jsonutils.loads(jsonutils.dumps(reply)), text))
 
     def requeue(self) -> None:
-        with self._bus.cond:
+        with self._bus.lock:
             self._bus.queues.setdefault(self._key, collections.deque()).appendleft(self._envelope)
-            self._bus.cond.notify_all()
+            self._bus.wake(self._key)
 
     def heartbeat(self) -> None:
         """Nothing to keep alive in process."""
@@ -109,9 +122,11 @@ class _Listener(base.PollStyleListener):  # type: ignore[misc]
         super().__init__()
         self._bus, self._keys, self._fanout_key = bus, keys, fanout_key
         self._stopped = False
-        with bus.cond:
+        self._wake = threading.Condition(bus.lock)
+        with bus.lock:
             for key in keys:
                 bus.queues.setdefault(key, collections.deque())
+                bus.waiting.setdefault(key, []).append(self._wake)
             if fanout_key is not None:
                 bus.listening[fanout_key] = 1
 
@@ -119,7 +134,7 @@ class _Listener(base.PollStyleListener):  # type: ignore[misc]
     def poll(self, timeout: float | None = None) -> _Incoming | None:
         """Take the next message of any of our queues; None once stopped or timed out."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._bus.cond:
+        with self._bus.lock:
             while not self._stopped:
                 for key in self._keys:
                     pending = self._bus.queues.get(key)
@@ -128,16 +143,19 @@ class _Listener(base.PollStyleListener):  # type: ignore[misc]
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return None
-                self._bus.cond.wait(left)
+                self._wake.wait(left)
         return None
 
     def stop(self) -> None:
-        with self._bus.cond:
+        with self._bus.lock:
+            if not self._stopped:
+                for key in self._keys:
+                    self._bus.waiting[key].remove(self._wake)
             if not self._stopped and self._fanout_key is not None:
                 del self._bus.listening[self._fanout_key]
                 self._bus.queues.pop(self._fanout_key, None)
             self._stopped = True
-            self._bus.cond.notify_all()
+            self._wake.notify_all()
 
 
 class InProcDriver(base.BaseDriver):  # type: ignore[misc]

@@ -17,6 +17,7 @@ from saphira.db.cell.instances import InstanceFilters
 from saphira.db.cell.models import Base
 from saphira.db.engine import make_engine
 from saphira.domain.table import Action
+from saphira.objects import InstanceVIF
 from tests.integration.db.conftest import CreateDatabase
 from tests.unit.db.instance_helpers import active, make, migrated, race
 
@@ -47,6 +48,19 @@ def test_round_trip_and_regex_filter(engine: sa.Engine) -> None:
         )  # fmt: skip
         found = instances.list_instances(session, InstanceFilters(name="^we.-[0-9]$"))
         assert [i.uuid for i in found] == [made.uuid]
+
+
+def test_a_long_info_cache_comes_back_whole_beside_metadata_and_tags(engine: sa.Engine) -> None:
+    """The children's one UNION ALL keeps the info cache's long text (no VARCHAR cut)."""
+    vifs = [InstanceVIF(f"port-{n}", "fa:16:3e:00:00:01", "net", "x" * 200) for n in range(8)]
+    made = replace(make("web-2"), metadata={"b": "2", "a": "1"}, tags=["z", "y"])
+    with Session(engine) as session, session.begin():
+        instances.create(session, made)
+        instances.update(session, made.uuid, network_info=vifs)
+    with Session(engine) as session:
+        stored = instances.get(session, made.uuid)
+    assert (stored.metadata, stored.tags) == ({"b": "2", "a": "1"}, ["y", "z"])
+    assert stored.network_info == vifs
 
 
 @pytest.mark.parametrize("runners", [2, 8])

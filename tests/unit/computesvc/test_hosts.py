@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import sqlalchemy as sa
+from sqlalchemy.orm import ORMExecuteState, Session
+
 from saphira.computesvc import hosts
 from tests.unit.computesvc.conftest import Cloud
 from tests.unit.db.helpers import register_compute
@@ -33,3 +36,23 @@ def test_a_service_is_disabled_then_deleted(cloud: Cloud) -> None:
         hosts.delete_service(caller, entry)
         assert hosts.services(caller) == []
         assert hosts.nodes(caller)[0].service is None
+
+
+def test_the_services_are_read_by_statements_built_once(cloud: Cloud) -> None:
+    """What an admin's GET /servers/{id} reads for the host status (the cells, then each
+    cell's services): the very same statement objects at each call."""
+    register_compute(cloud.cell_url, "node1")
+    seen: list[object] = []
+
+    def executed(state: ORMExecuteState) -> None:
+        seen.append(state.statement)
+
+    sa.event.listen(Session, "do_orm_execute", executed)
+    try:
+        with cloud.directory.api() as session:
+            caller = cloud.caller(session, admin=True)
+            hosts.services(caller)
+            hosts.services(caller)
+    finally:
+        sa.event.remove(Session, "do_orm_execute", executed)
+    assert len(seen) == 4 and seen[0] is seen[2] and seen[1] is seen[3]

@@ -143,3 +143,25 @@ def test_a_users_check_reads_every_layer_of_limits_in_one_statement(tmp_path: Pa
                 quotas.check(session, Scope("p", "u"), over)
         quotas.check(session, Scope("p", "other"), {"ram": 4096})
     engine.dispose()
+
+
+def test_a_projects_or_users_limits_are_read_in_one_statement(tmp_path: Path) -> None:
+    """What check_absolute (a server's metadata_items at create) and the quota API read."""
+    engine = make_engine(f"sqlite:///{tmp_path}/api.sqlite")
+    migration.upgrade("api", engine)
+    quotas = QuotaEngine({"instances": 10, "metadata_items": 128})
+    with Session(engine) as session:
+        session.add(QuotaClass(class_name="default", resource="metadata_items", hard_limit=5))
+        session.add(Quota(project_id="p", resource="instances", hard_limit=4))
+        session.add(ProjectUserQuota(project_id="p", user_id="u", resource="instances",
+                                     hard_limit=2))  # fmt: skip
+        session.commit()
+        seen: list[str] = []
+        sa.event.listen(engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
+        assert quotas.project_limits(session, "p") == {"instances": 4, "metadata_items": 5}
+        assert len(seen) == 1, seen
+        assert quotas.user_limits(session, "p", "u") == {"instances": 2, "metadata_items": 5}
+        assert len(seen) == 2, seen
+        with pytest.raises(OverQuota, match="metadata_items"):
+            quotas.check_absolute(session, "p", {"metadata_items": 6})
+    engine.dispose()

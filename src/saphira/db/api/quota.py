@@ -176,16 +176,15 @@ class QuotaEngine:
         return limits
 
     def project_limits(self, session: Session, project_id: str) -> dict[str, int]:
-        limits = self.default_limits(session)
-        limits.update(_rows(session, models.Quota, project_id=project_id))
-        return limits
+        """The defaults, the class 'default' and the project's rows, in one statement."""
+        classes, project, _ = _layers(session, Scope(project_id))
+        return {**self.defaults, **classes, **project}
 
     def user_limits(self, session: Session, project_id: str, user_id: str) -> dict[str, int]:
-        """The user's limits: the project's, overridden by the user's own rows."""
-        limits = self.project_limits(session, project_id)
-        own = _rows(session, models.ProjectUserQuota, project_id=project_id, user_id=user_id)
-        limits.update(own)
-        return limits
+        """The user's limits: the project's, overridden by the user's own rows (one
+        statement)."""
+        classes, project, user = _layers(session, Scope(project_id, user_id))
+        return {**self.defaults, **classes, **project, **user}
 
     def _limits_and_usage(
         self, session: Session, scope: Scope

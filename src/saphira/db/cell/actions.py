@@ -42,6 +42,40 @@ def action_start(
     return row.id
 
 
+def first_action(
+    session: Session,
+    instance_uuid: str,
+    request_id: str,
+    action: str,
+    event: str,
+    result: str,
+    *,
+    project_id: str,
+    user_id: str,
+    details: str | None = None,
+    traceback: str | None = None,
+) -> None:
+    """A new instance's first action with its first event, already finished (the
+    conductor's build: its scheduling). Written without the look-ups ``action_start`` and
+    ``event_finish`` make: the instance row was inserted in this transaction, so nothing
+    can hang off it yet (three SELECTs fewer per build)."""
+    now = _now()
+    row = models.InstanceAction(
+        action=action, instance_uuid=instance_uuid, request_id=request_id, user_id=user_id,
+        project_id=project_id, start_time=now, finish_time=now,
+        message="Error" if result == "Error" else None,
+    )  # fmt: skip
+    session.add(row)
+    session.flush()
+    session.add(
+        models.InstanceActionEvent(
+            event=event, action_id=row.id, start_time=now, finish_time=now, result=result,
+            details=details, traceback=traceback,
+        )
+    )  # fmt: skip
+    session.flush()
+
+
 def event_start(
     session: Session, instance_uuid: str, request_id: str, event: str, host: str | None
 ) -> bool:
@@ -71,14 +105,7 @@ def event_finish(
     action = _action(session, instance_uuid, request_id)
     if action is None:
         return False
-    query = (
-        sa.select(models.InstanceActionEvent)
-        .where(models.InstanceActionEvent.action_id == action.id)
-        .where(models.InstanceActionEvent.event == event)
-        .where(models.InstanceActionEvent.finish_time.is_(None))
-        .order_by(models.InstanceActionEvent.id.desc())
-    )
-    row = session.scalars(query).first()
+    row = session.scalars(_OPEN_EVENT, {"action": action.id, "event": event}).first()
     if row is None:
         row = models.InstanceActionEvent(
             event=event, action_id=action.id, start_time=_now(), host=host
@@ -120,11 +147,22 @@ def record_failure(
         event_finish(session, instance_uuid, request_id, event, "Error", details=details)
 
 
+# The look-ups every event of every action runs, built once with their keys bound (a
+# statement built per call pays for its cache key each time).
+_ACTION = (
+    sa.select(models.InstanceAction)
+    .where(models.InstanceAction.instance_uuid == sa.bindparam("instance", type_=sa.String()))
+    .where(models.InstanceAction.request_id == sa.bindparam("request", type_=sa.String()))
+    .order_by(models.InstanceAction.id.desc())
+)
+_OPEN_EVENT = (
+    sa.select(models.InstanceActionEvent)
+    .where(models.InstanceActionEvent.action_id == sa.bindparam("action", type_=sa.Integer()))
+    .where(models.InstanceActionEvent.event == sa.bindparam("event", type_=sa.String()))
+    .where(models.InstanceActionEvent.finish_time.is_(None))
+    .order_by(models.InstanceActionEvent.id.desc())
+)
+
+
 def _action(session: Session, instance_uuid: str, request_id: str) -> models.InstanceAction | None:
-    query = (
-        sa.select(models.InstanceAction)
-        .where(models.InstanceAction.instance_uuid == instance_uuid)
-        .where(models.InstanceAction.request_id == request_id)
-        .order_by(models.InstanceAction.id.desc())
-    )
-    return session.scalars(query).first()
+    return session.scalars(_ACTION, {"instance": instance_uuid, "request": request_id}).first()

@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -64,28 +65,61 @@ def insert(session: Session, instance: Instance) -> None:
 
 
 def get(session: Session, uuid: str, *, read_deleted: bool = False) -> Instance:
-    """The row, then its children by three plain column reads: a third of the cost
-    of the relationships' loaders for one row."""
+    """The row, then its children in one statement (``_children``): a fraction of the
+    cost of the relationships' loaders for one row."""
     row = _row(session, uuid, read_deleted)
     return instance_rows.to_object(row, _children(session, uuid))
 
 
-def _children(session: Session, uuid: str) -> instance_rows.Children:
+# The reads of one instance, built once with a bound :uuid. SQLAlchemy memoises a
+# statement's cache key on the statement object; a statement built per call pays for
+# its construction and its cache key each time (about 0.3 ms for _CHILDREN, five times
+# what executing it costs).
+_UUID = sa.bindparam("uuid", type_=sa.String())
+
+
+def _children_statement() -> sa.Executable:
     meta, tag, cache = models.InstanceMetadata, models.Tag, models.InstanceInfoCache
-    items = session.execute(
-        sa.select(meta.key, meta.value).where(meta.instance_uuid == uuid, meta.deleted == 0)
-    )
-    tags = session.scalars(sa.select(tag.tag).where(tag.resource_id == uuid))
-    text = session.scalar(sa.select(cache.network_info).where(cache.instance_uuid == uuid))
-    metadata = {key: value for key, value in items}
-    return instance_rows.Children(metadata, list(tags), text)
+    text, zero = sa.String(), sa.literal(0, sa.Integer)
+    return sa.union_all(
+        sa.select(sa.literal("m", text), meta.id, meta.key, meta.value)
+        .where(meta.instance_uuid == _UUID, meta.deleted == 0),
+        sa.select(sa.literal("t", text), zero, tag.tag, sa.null())
+        .where(tag.resource_id == _UUID),
+        sa.select(sa.literal("c", text), zero, sa.literal("", text), cache.network_info)
+        .where(cache.instance_uuid == _UUID),
+    ).order_by(sa.literal_column("1"), sa.literal_column("2"), sa.literal_column("3"))  # fmt: skip
+
+
+_CHILDREN = _children_statement()
+_ROW = sa.select(models.Instance).where(models.Instance.uuid == _UUID)
+_ROW = _ROW.options(orm.lazyload("*"))
+_LIVE_ROW = _ROW.where(models.Instance.deleted == 0)
+_VM_STATE = sa.select(models.Instance.vm_state).where(
+    models.Instance.uuid == _UUID, models.Instance.deleted == 0
+)
+_INFO_CACHE = sa.select(models.InstanceInfoCache).where(
+    models.InstanceInfoCache.instance_uuid == _UUID
+)
+_FINISH_STATE = sa.select(models.Instance.vm_state, models.Instance.system_metadata).where(
+    models.Instance.uuid == _UUID, models.Instance.deleted == 0
+)
+
+
+def _children(session: Session, uuid: str) -> instance_rows.Children:
+    """Metadata (in the order written), tags (sorted) and the info cache's text, read as
+    one UNION ALL of (kind, order, key, value) rows instead of three SELECTs."""
+    rows: Sequence[Any] = session.execute(_CHILDREN, {"uuid": uuid}).all()
+    metadata = {key: value for kind, _, key, value in rows if kind == "m"}
+    tags = [key for kind, _, key, _ in rows if kind == "t"]
+    cached = [value for kind, _, _, value in rows if kind == "c"]
+    return instance_rows.Children(metadata, tags, cached[0] if cached else None)
 
 
 def vm_state_of(session: Session, uuid: str) -> VmState:
     """The vm_state of a live instance, read alone: what a compare-and-swap expects,
     without loading the row, its metadata, tags and info cache."""
-    t = models.Instance
-    found = session.scalar(sa.select(t.vm_state).where(t.uuid == uuid, t.deleted == 0))
+    found = session.scalar(_VM_STATE, {"uuid": uuid})
     if found is None:
         raise InstanceNotFound(instance_id=uuid)
     return VmState(found)
@@ -94,10 +128,7 @@ def vm_state_of(session: Session, uuid: str) -> VmState:
 def finish_state_of(session: Session, uuid: str) -> tuple[VmState, str | None]:
     """What a finishing compare-and-swap reads: the vm_state and the system metadata's
     old_vm_state (a stop's or resize's way back), two columns instead of the instance."""
-    t = models.Instance
-    found = session.execute(
-        sa.select(t.vm_state, t.system_metadata).where(t.uuid == uuid, t.deleted == 0)
-    ).one_or_none()
+    found = session.execute(_FINISH_STATE, {"uuid": uuid}).one_or_none()
     if found is None:
         raise InstanceNotFound(instance_id=uuid)
     prior = json.loads(found.system_metadata or "{}").get("old_vm_state")
@@ -133,18 +164,12 @@ def save_state(
     """Compare-and-swap the state columns (and any others given in ``new``)."""
     vms = _as_set(expected_vm_states)
     tasks = _as_set(expected_task_states)
-    table = models.Instance
-    task_match = [table.task_state.in_([task for task in tasks if task is not None])]
-    if None in tasks:
-        task_match.append(table.task_state.is_(None))
-    values = {key: _column_value(value) for key, value in new.items()}
-    result = session.execute(
-        sa.update(table)
-        .where(table.uuid == uuid, table.deleted == 0)
-        .where(table.vm_state.in_([vm for vm in vms if vm is not None]), sa.or_(*task_match))
-        .values(**values, updated_at=_now())
-        .execution_options(synchronize_session=False)
-    )
+    params: dict[str, object] = {f"new_{key}": _column_value(value) for key, value in new.items()}
+    params.update(
+        swapped=uuid, new_updated_at=_now(), vms=[vm for vm in vms if vm is not None],
+        tasks=[task for task in tasks if task is not None],
+    )  # fmt: skip
+    result = session.execute(_swap(tuple(sorted(new)), None in tasks), params)
     if result.rowcount == 1:  # type: ignore[attr-defined]
         return
     current = _row(session, uuid, read_deleted=False)
@@ -155,6 +180,29 @@ def save_state(
         else ("task_state", current.task_state)
     )
     raise InstanceInvalidState(attr=attr, instance_uuid=uuid, state=state, method=method)
+
+
+# The compare-and-swap UPDATEs, one per shape (the columns written, whether a NULL
+# task_state matches), built once: the expected states and the values are bound.
+_SWAPS: dict[tuple[tuple[str, ...], bool], sa.Update] = {}
+
+
+def _swap(columns: tuple[str, ...], null_task: bool) -> sa.Update:
+    found = _SWAPS.get((columns, null_task))
+    if found is None:
+        t = models.Instance
+        task: sa.ColumnElement[bool] = t.task_state.in_(sa.bindparam("tasks", expanding=True))
+        if null_task:
+            task = sa.or_(task, t.task_state.is_(None))
+        found = _SWAPS[(columns, null_task)] = (
+            sa.update(t)
+            .where(t.uuid == sa.bindparam("swapped", type_=sa.String()), t.deleted == 0)
+            .where(t.vm_state.in_(sa.bindparam("vms", expanding=True)), task)
+            .values({name: sa.bindparam(f"new_{name}") for name in columns})
+            .values(updated_at=sa.bindparam("new_updated_at"))
+            .execution_options(synchronize_session=False)
+        )
+    return found
 
 
 def apply(
@@ -224,11 +272,8 @@ def soft_delete(session: Session, uuid: str) -> None:
 def _row(session: Session, uuid: str, read_deleted: bool) -> models.Instance:
     """The row alone: its relationships are not loaded (a row read to be written does
     not need them, and ``get`` reads them more cheaply)."""
-    query = sa.select(models.Instance).where(models.Instance.uuid == uuid)
-    query = query.options(orm.lazyload("*"))
-    if not read_deleted:
-        query = query.where(models.Instance.deleted == 0)
-    row = session.scalars(query).one_or_none()
+    query = _ROW if read_deleted else _LIVE_ROW
+    row = session.scalars(query, {"uuid": uuid}).one_or_none()
     if row is None:
         raise InstanceNotFound(instance_id=uuid)
     return row
@@ -297,9 +342,7 @@ def _add_children(
 def _save_info_cache(session: Session, uuid: str, vifs: list[InstanceVIF]) -> None:
     """One row per instance, written over (Nova's instance_info_caches)."""
     text = instance_rows.network_info_text(vifs)
-    cache = session.scalars(
-        sa.select(models.InstanceInfoCache).where(models.InstanceInfoCache.instance_uuid == uuid)
-    ).one_or_none()
+    cache = session.scalars(_INFO_CACHE, {"uuid": uuid}).one_or_none()
     if cache is None:
         session.add(models.InstanceInfoCache(instance_uuid=uuid, network_info=text))
     else:
