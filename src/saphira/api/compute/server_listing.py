@@ -180,7 +180,9 @@ def page(call: Call, *, detailed: bool) -> Response:
 def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
     rights = views.Rights.of(call)
     uuids = [i.uuid for i in chunk]
-    faults = lookup.faults_of(call.svc, uuids) if any(i.status == "ERROR" for i in chunk) else {}
+    faults = (
+        lookup.faults_of(call.svc, uuids) if any(views.status(i) == "ERROR" for i in chunk) else {}
+    )
     specs = lookup.specs_of(call.svc, uuids) if call.at_least("2.96") else {}
     statuses = server_lookup.host_statuses(call) if rights.host_status else {}
     groups = security_group_names(call, chunk)
