@@ -171,10 +171,11 @@ _META = models.InstanceMetadata.__table__
 _TAGS = models.Tag.__table__
 # The page's uuids, one parameter expanded at execution, whatever the page's length.
 _UUIDS: sa.BindParameter[list[str]] = sa.bindparam("uuids", expanding=True)
-# A page's rows with their info caches, by uuid (built once: a select of 40 columns and
-# a join costs more to construct than to run for a short page).
+# A page's rows (the columns to_object reads) with their info caches, by uuid (built
+# once: a select of 30 columns and a join costs more to construct than to run for a
+# short page).
 _ROWS = (
-    sa.select(*_INSTANCES.columns, _CACHES.c.network_info)
+    sa.select(*(_INSTANCES.c[name] for name in instance_rows.READ), _CACHES.c.network_info)
     .outerjoin(_CACHES, _CACHES.c.instance_uuid == _INSTANCES.c.uuid)
     .where(_INSTANCES.c.uuid.in_(_UUIDS))
 )

@@ -26,8 +26,8 @@ _SAME = (
 )  # fmt: skip
 
 
-# Every column to_object reads.
-_READ = (*_SAME, "flavor", "vm_state", "task_state", "power_state", "system_metadata",
+# Every column to_object reads (all a listing selects).
+READ = (*_SAME, "flavor", "vm_state", "task_state", "power_state", "system_metadata",
          "created_at", "updated_at", "id")  # fmt: skip
 
 
@@ -76,7 +76,7 @@ def to_object(
     kids = children
     if isinstance(row, models.Instance):
         kids = children_of(row) if kids is None else kids
-        values: Mapping[Any, Any] = {name: getattr(row, name) for name in _READ}
+        values: Mapping[Any, Any] = {name: getattr(row, name) for name in READ}
     else:  # a plain row's mapping reads a third as dearly as its attributes
         assert kids is not None, "a plain row comes with its children"
         values = row._mapping
