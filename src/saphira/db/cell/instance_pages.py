@@ -123,7 +123,7 @@ def _objects(session: Session, uuids: list[str]) -> list[Instance]:
     rows = sorted(connection.execute(_ROWS, {"uuids": uuids}), key=lambda row: place[row.uuid])
     metadata, tags = _children(connection, uuids)
     return [
-        instance_rows.to_object(row, instance_rows.Children(
+        instance_rows.from_columns(row, instance_rows.Children(
             metadata.get(row.uuid, {}), tags.get(row.uuid, []), row.network_info))
         for row in rows
     ]  # fmt: skip
