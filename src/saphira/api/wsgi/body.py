@@ -6,9 +6,9 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import jsonschema
-import orjson
 from werkzeug.wrappers import Response
 
+from saphira.common import fastjson
 from saphira.exception import BadRequest, PayloadTooLarge, ValidationError
 
 if TYPE_CHECKING:
@@ -70,17 +70,7 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
     )
 
 
-def compact_json(body: Any) -> bytes:
-    """``body`` as compact UTF-8 JSON by orjson: the same keys and values as json.dumps
-    writes, without its spaces and \\u escapes, a tenth of its time on a listing of
-    1,000 servers. What orjson refuses (a lone surrogate, an integer past 64 bits, a
-    key that is not a string) is written by json.dumps as before."""
-    try:
-        return orjson.dumps(body)
-    except orjson.JSONEncodeError:
-        return json.dumps(body).encode("utf-8")
-
-
 def compact_json_response(body: Any, status: int = 200) -> Response:
-    """``json_response`` for large bodies (the compute API's listings): ``compact_json``."""
-    return Response(compact_json(body), status=status, mimetype="application/json")
+    """``json_response`` for large bodies (the compute API's listings): compact UTF-8
+    JSON written by orjson (``saphira.common.fastjson``), a tenth of json.dumps' time."""
+    return Response(fastjson.dumps(body), status=status, mimetype="application/json")
