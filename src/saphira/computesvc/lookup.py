@@ -6,7 +6,6 @@ placed it. Callers never see the difference except through ``Located.cell``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
+from saphira.common import fastjson
 from saphira.computesvc.caller import Caller
 from saphira.db.api import build_requests
 from saphira.db.api.cells import Cell
@@ -145,7 +145,7 @@ def specs_of(caller: Caller, uuids: list[str]) -> dict[str, Placement]:
     rows = caller.api.execute(_SPECS, {"uuids": list(uuids)})
     found: dict[str, Placement] = {}
     for uuid, spec in rows:
-        data = json.loads(spec).get(DATA, {})
+        data = fastjson.loads(spec).get(DATA, {})
         zone = data.get("availability_zone")
         found[uuid] = Placement(zone, dict(data.get("scheduler_hints") or {}))
     return found

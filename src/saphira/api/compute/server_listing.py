@@ -20,7 +20,7 @@ from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call
 from saphira.api.compute.common import paging, parse_bool, parse_time
 from saphira.api.compute.network_proxy import security_group_names
-from saphira.api.wsgi import json_response
+from saphira.api.wsgi.body import compact_json_response
 from saphira.computesvc import listing, lookup
 from saphira.computesvc.listing import InstanceFilters, SortKey
 from saphira.domain.status import filter_from_status
@@ -174,13 +174,15 @@ def page(call: Call, *, detailed: bool) -> Response:
         body["servers_links"] = call.next_link(
             "servers/detail" if detailed else "servers", chunk[-1].uuid
         )
-    return json_response(body)
+    return compact_json_response(body)
 
 
 def _detailed(call: Call, chunk: list[Instance]) -> list[dict[str, Any]]:
     rights = views.Rights.of(call)
     uuids = [i.uuid for i in chunk]
-    faults = lookup.faults_of(call.svc, uuids) if any(i.status == "ERROR" for i in chunk) else {}
+    faults = (
+        lookup.faults_of(call.svc, uuids) if any(views.status(i) == "ERROR" for i in chunk) else {}
+    )
     specs = lookup.specs_of(call.svc, uuids) if call.at_least("2.96") else {}
     statuses = server_lookup.host_statuses(call) if rights.host_status else {}
     groups = security_group_names(call, chunk)

@@ -12,6 +12,8 @@ from typing import Any
 
 from saphira.api.compute.addresses import server_addresses
 from saphira.api.compute.app import Call
+from saphira.domain.states import TaskState, VmState
+from saphira.domain.status import status_from_state
 from saphira.exception import Forbidden
 from saphira.objects import Instance, InstanceFault
 
@@ -54,6 +56,16 @@ def _host_id(project_id: str, host: str) -> str:
     return hashlib.sha224((project_id + host).encode()).hexdigest()
 
 
+@functools.lru_cache(maxsize=1024)  # (vm_state, task_state) pairs are few
+def _status(vm_state: VmState, task_state: TaskState | None) -> str:
+    return status_from_state(vm_state, task_state)
+
+
+def status(instance: Instance) -> str:
+    """``instance.status``, each pair of states mapped once per process."""
+    return _status(instance.vm_state, instance.task_state)
+
+
 def brief(call: Call, instance: Instance) -> dict[str, Any]:
     return {
         "id": instance.uuid,
@@ -71,12 +83,18 @@ def allowed(call: Call, rule: str, instance: Instance | None = None) -> bool:
     return True
 
 
-def _image(call: Call, instance: Instance) -> dict[str, Any] | str:
-    if not instance.image_ref:
+def _image(call: Call, instance: Instance, rights: Rights) -> dict[str, Any] | str:
+    """The image reference, one body per image and request: a listing's servers share a
+    few images."""
+    ref = instance.image_ref
+    if not ref:
         return ""
-    _, bookmark = call.link_base()
-    href = f"{bookmark}/images/{instance.image_ref}"
-    return {"id": instance.image_ref, "links": [{"rel": "bookmark", "href": href}]}
+    found = rights.images.get(ref)
+    if found is None:
+        _, bookmark = call.link_base()
+        href = f"{bookmark}/images/{ref}"
+        found = rights.images[ref] = {"id": ref, "links": [{"rel": "bookmark", "href": href}]}
+    return found
 
 
 def _flavor(call: Call, instance: Instance, rights: Rights) -> dict[str, Any]:
@@ -133,12 +151,12 @@ def _admin_attrs(instance: Instance, gates: Gates) -> dict[str, Any]:
 
 def _common(call: Call, shown: Shown, rights: Rights, extend_address: bool) -> dict[str, Any]:
     instance, gates = shown.instance, rights.gates
-    status = instance.status
+    status = _status(instance.vm_state, instance.task_state)
     body: dict[str, Any] = {
         "id": instance.uuid, "name": instance.display_name, "status": status,
         "tenant_id": instance.project_id, "user_id": instance.user_id,
         "metadata": dict(instance.metadata), "hostId": host_id(instance),
-        "image": _image(call, instance), "flavor": _flavor(call, instance, rights),
+        "image": _image(call, instance, rights), "flavor": _flavor(call, instance, rights),
         "created": timestamp(instance.created_at),
         "updated": timestamp(instance.updated_at or instance.created_at),
         "addresses": server_addresses(instance, extend_address),
@@ -210,6 +228,8 @@ class Rights:
     host_status: bool
     specs: bool
     gates: Gates
+    # The image bodies written so far, by image id (shared by the servers of a listing).
+    images: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, call: Call) -> Rights:

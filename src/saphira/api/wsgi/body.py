@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema
 from werkzeug.wrappers import Response
 
+from saphira.common import fastjson
 from saphira.exception import BadRequest, PayloadTooLarge, ValidationError
 
 if TYPE_CHECKING:
@@ -67,3 +68,9 @@ def json_response(body: Any, status: int = 200, headers: dict[str, str] | None =
         headers=headers,
         mimetype="application/json" if body is not None else None,
     )
+
+
+def compact_json_response(body: Any, status: int = 200) -> Response:
+    """``json_response`` for large bodies (the compute API's listings): compact UTF-8
+    JSON written by orjson (``saphira.common.fastjson``), a tenth of json.dumps' time."""
+    return Response(fastjson.dumps(body), status=status, mimetype="application/json")
