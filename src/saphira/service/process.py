@@ -21,6 +21,7 @@ from typing import Protocol
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.clients import endpoints
 from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
 from saphira.privsep import context as privileged
@@ -88,6 +89,8 @@ class ApiService:
         """``only``: these catalog types (``saphira-api-metadata``), else every enabled API."""
         specs = registry.enabled(conf, registry.served())
         specs = [s for s in specs if not only or s.catalog_type in only]
+        if any(spec.catalog_type == "identity" for spec in specs):
+            endpoints.use_catalog(False)  # the catalog is ours: our own listeners
         self.runner = Runner(conf, specs)
         self.runner.check_ports()
         self.runner.start()
@@ -129,6 +132,7 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
         conf = load_conf(prog, argv)
         logs.setup(conf)
         trust_own_endpoints(conf)
+        endpoints.use_catalog()  # unless the process serves identity (ApiService)
     except ConfigError as error:
         print(f"{prog}: configuration error: {error.message}", file=sys.stderr)
         return 2
