@@ -3,7 +3,8 @@
 ``saphira-api`` (which answers the agents), ``-conductor`` and ``-scheduler``,
 over RabbitMQ and a database server. The agent wires a real Open vSwitch
 bridge of the test's own; the fake driver's guest does not plug its NIC, so
-the test plugs the port on the bridge as libvirt would (iface-id, MAC).
+the test plugs the port on the bridge as libvirt would (iface-id, MAC). The
+node finds placement and the network service in the identity catalog only.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import Any
 
 import pytest
 
+from saphira.conf.endpoints import by_type, listen_port
 from saphira.network.l2 import ovs_bridge
 from saphira.privsep import netns, ovs
 from saphira.privsep.runner import run
+from tests.functional.cloud import free_offset
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.deploy.test_deploy import _flavor_and_image, _start_control, _wait_for
 
@@ -55,10 +58,19 @@ def _plugged(bridge: str, port: dict[str, Any]) -> Iterator[None]:
 
 
 def _start_node(deploy: Deployment, bridge: str) -> None:
-    deploy.start("compute-x", "compute", host=NODE)
+    """node-x's two processes. Its ``port_offset`` is another than the controller's,
+    so its own "local" URLs lead nowhere: only the catalog finds the services
+    (no ``endpoint_override`` is set). The metadata agent is told where the
+    metadata API is, as the join tool tells it."""
+    assert deploy.conf is not None
+    elsewhere: dict[str, object] = {"port_offset": free_offset()}
+    metadata_port = listen_port(deploy.conf, by_type("metadata"))
+    deploy.start("compute-x", "compute", host=NODE, own={"DEFAULT": elsewhere})
     own: dict[str, dict[str, object]] = {
+        "DEFAULT": elsewhere,
         "ovs": {"bridge_mappings": f"physnet1:{bridge}"},
         "agent": {"report_interval": 1},
+        "metadata_agent": {"nova_metadata_port": metadata_port},
     }
     deploy.start("network-x", "network_agent", host=NODE, own=own, as_root=True)
 
