@@ -22,7 +22,11 @@ ROOT = Path(__file__).resolve().parents[2]
 UNITS = {
     "saphira.service": "saphira.cmd.up:main",
     "saphira-compute.service": "saphira.cmd.compute:main",
+    "saphira-api.service": "saphira.cmd.api:main",
+    "saphira-network-agent.service": "saphira.cmd.network_agent:main",
 }
+LIBVIRT_USERS = ("saphira.service", "saphira-compute.service")
+SUDO_USERS = ("saphira-network-agent.service",)  # the helper through etc/sudoers.d
 
 
 class _CaseKept(configparser.ConfigParser):
@@ -50,7 +54,7 @@ def test_exec_start_is_the_installed_entry_point(name: str, target: str) -> None
     assert [entry.value for entry in installed] == [target]
 
 
-@pytest.mark.parametrize("name", UNITS)
+@pytest.mark.parametrize("name", LIBVIRT_USERS)
 def test_units_come_after_both_libvirt_layouts(name: str) -> None:
     unit = _unit(name)
     for key in ("After", "Wants"):
@@ -63,44 +67,58 @@ def test_saphira_unit_arguments_are_what_saphira_up_accepts() -> None:
     assert (args.command, args.state_dir, args.user) == ("up", "/var/lib/saphira", "saphira")
 
 
-def test_compute_unit_reads_one_config_file() -> None:
-    assert _exec_start("saphira-compute.service")[1:] == [
-        "--config-file",
-        "/etc/saphira/saphira.conf",
-    ]
+@pytest.mark.parametrize("name", [name for name in UNITS if name != "saphira.service"])
+def test_per_service_units_read_one_config_file(name: str) -> None:
+    assert _exec_start(name)[1:] == ["--config-file", "/etc/saphira/saphira.conf"]
+    service = _unit(name)["Service"]
+    assert (service["User"], service["Group"]) == ("saphira", "saphira")
+    assert service["Type"] == "simple"
+    assert service["KillSignal"] == "SIGTERM"  # what service.process.run stops on
 
 
 @pytest.mark.parametrize("name", UNITS)
 def test_no_unit_gains_privileges_or_keeps_more_than_the_helper_needs(name: str) -> None:
+    """Only a unit that starts the helper through sudo (setuid) may gain privileges."""
     service = _unit(name)["Service"]
-    assert service["NoNewPrivileges"] == "yes"
+    assert service["NoNewPrivileges"] == ("no" if name in SUDO_USERS else "yes")
     assert service["UMask"] == "0077"
     kept = set(service["CapabilityBoundingSet"].split())
     helper = {caps.CAPS_BYVALUE[cap] for cap in context.CAPABILITIES}
     assert kept <= helper | {"CAP_CHOWN", "CAP_FOWNER", "CAP_SETPCAP", "CAP_AUDIT_WRITE"}
 
 
-def test_the_all_in_one_bounding_set_leaves_the_helper_its_capabilities() -> None:
-    kept = set(_unit("saphira.service")["Service"]["CapabilityBoundingSet"].split())
+@pytest.mark.parametrize("name", ["saphira.service", *SUDO_USERS])
+def test_the_helpers_bounding_set_leaves_it_its_capabilities(name: str) -> None:
+    kept = set(_unit(name)["Service"]["CapabilityBoundingSet"].split())
     assert {caps.CAPS_BYVALUE[cap] for cap in context.CAPABILITIES} <= kept
 
 
-def test_the_all_in_one_keeps_the_hosts_mount_namespace() -> None:
+@pytest.mark.parametrize("name", ["saphira.service", *SUDO_USERS])
+def test_units_with_the_helper_keep_the_hosts_mount_namespace(name: str) -> None:
     """The helper's ``ip netns add`` must mount under the host's /run/netns."""
-    service = _unit("saphira.service")["Service"]
+    service = _unit(name)["Service"]
     for key in ("PrivateTmp", "ProtectSystem", "ProtectHome", "PrivateDevices", "ReadOnlyPaths"):
         assert key not in service
 
 
-def test_compute_runs_as_saphira_in_a_tight_sandbox() -> None:
-    service = _unit("saphira-compute.service")["Service"]
+def test_the_network_agent_starts_after_open_vswitch() -> None:
+    assert "openvswitch-switch.service" in _unit("saphira-network-agent.service")["Unit"]["After"]
+
+
+@pytest.mark.parametrize("name", ["saphira-compute.service", "saphira-api.service"])
+def test_units_without_root_work_run_in_a_tight_sandbox(name: str) -> None:
+    service = _unit(name)["Service"]
     assert (service["User"], service["Group"]) == ("saphira", "saphira")
-    assert set(service["SupplementaryGroups"].split()) == {"libvirt", "kvm"}
     assert service["CapabilityBoundingSet"] == ""
     assert service["ProtectSystem"] == "strict"
     assert (service["StateDirectory"], service["StateDirectoryMode"]) == ("saphira", "0711")
     for key in ("PrivateTmp", "ProtectHome", "RestrictSUIDSGID", "RestrictNamespaces"):
         assert service[key] == "yes"
+
+
+def test_compute_joins_the_groups_that_open_libvirt() -> None:
+    service = _unit("saphira-compute.service")["Service"]
+    assert set(service["SupplementaryGroups"].split()) == {"libvirt", "kvm"}
 
 
 SUDOERS = ROOT / "etc" / "sudoers.d" / "saphira"

@@ -1,6 +1,9 @@
 """The one base of every client: where, as whom, how long, how often.
 
-A ``ServiceClient`` holds a service's base URL, a token provider (called per
+A ``ServiceClient`` holds a service's base URL (fixed, or a ``Locator``
+such as ``catalog.CatalogURL``, asked per request and refreshed once when
+the URL it gave answers 404 or not at all: the service may have moved), a
+token provider (called per
 request, so a renewed service token is picked up), optionally a second one
 sent as ``X-Service-Token`` (the service vouching for a user's token that
 may expire meanwhile), a timeout and a transport. ``request`` retries an
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from saphira import exception
 from saphira.clients.errors import error_for
@@ -36,6 +39,28 @@ RETRIES = 2
 BACKOFF = 0.1  # seconds before the first retry, doubled each time
 
 
+class Locator(Protocol):
+    """Where a service is now."""
+
+    def __call__(self) -> str: ...
+
+    def refresh(self) -> bool:
+        """Look again; whether the answer changed."""
+
+
+class FixedURL:
+    """A URL from the configuration (or the all-in-one's own): it never moves."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    def __call__(self) -> str:
+        return self.url
+
+    def refresh(self) -> bool:
+        return False
+
+
 class ServiceClient:
     """Subclasses name ``service`` (for messages) and add typed methods."""
 
@@ -43,7 +68,7 @@ class ServiceClient:
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Locator,
         token: TokenProvider | None = None,
         *,
         service_token: TokenProvider | None = None,
@@ -52,7 +77,7 @@ class ServiceClient:
         retries: int = RETRIES,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.locator: Locator = FixedURL(base_url) if isinstance(base_url, str) else base_url
         self.token = token
         self.service_token = service_token
         self.timeout = timeout
@@ -81,11 +106,14 @@ class ServiceClient:
         raise_refusal: bool = True,
     ) -> Reply:
         """Send ``method`` to ``base_url + path``; a refusal is raised unless told not to."""
-        request = Request(
-            method, self.url(path), {**self.headers(), **(headers or {})},
-            _pairs(params), json, data, stream, self.timeout,
-        )  # fmt: skip
-        reply = self._send(request)
+
+        def build() -> Request:
+            return Request(
+                method, self.url(path), {**self.headers(), **(headers or {})},
+                _pairs(params), json, data, stream, self.timeout,
+            )  # fmt: skip
+
+        reply = self._located(build, resendable=data is None)
         if raise_refusal and reply.status >= 400:
             reply.close()
             raise self.refusal(reply)
@@ -95,6 +123,10 @@ class ServiceClient:
         """The JSON answer of a call (None when the body is empty)."""
         reply = self.request(method, path, json=body, **kwargs)
         return reply.json() if reply.content else None
+
+    @property
+    def base_url(self) -> str:
+        return self.locator()
 
     def url(self, path: str) -> str:
         return (
@@ -107,7 +139,25 @@ class ServiceClient:
     def unreachable(self, error: TransportError) -> exception.SaphiraError:
         return exception.ServiceUnavailable(f"{self.service} unreachable: {error}")
 
+    def _located(self, build: Callable[[], Request], *, resendable: bool) -> Reply:
+        """Sent where the locator says; sent once more where it says after a refresh,
+        if the first answer was a 404 or none and the service has moved since."""
+        try:
+            reply = self._send(build())
+        except TransportError as error:
+            if not (error.retryable and resendable and self.locator.refresh()):
+                raise self.unreachable(error) from None
+        else:
+            if reply.status != 404 or not resendable or not self.locator.refresh():
+                return reply
+            reply.close()
+        try:
+            return self._send(build())
+        except TransportError as error:
+            raise self.unreachable(error) from None
+
     def _send(self, request: Request) -> Reply:
+        """The reply (after retries); the last TransportError if none came."""
         attempts = 1 + (self.retries if _retryable(request) else 0)
         for attempt in range(attempts):
             last = attempt == attempts - 1
@@ -115,7 +165,7 @@ class ServiceClient:
                 reply = self.transport.send(request)
             except TransportError as error:
                 if last or not error.retryable:
-                    raise self.unreachable(error) from None
+                    raise
             else:
                 if reply.status != 503 or last:
                     return reply

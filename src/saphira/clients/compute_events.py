@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 
 from oslo_config import cfg
 
-from saphira.clients.base import ServiceClient, TokenProvider
-from saphira.clients.endpoints import service_url
+from saphira.clients.base import Locator, ServiceClient, TokenProvider
+from saphira.clients.endpoints import service_locator
 from saphira.clients.identity import PasswordToken
 from saphira.clients.transport import Transport
 from saphira.exception import SaphiraError
@@ -40,7 +40,7 @@ class ComputeEvents(ServiceClient):
 
     def __init__(
         self,
-        compute_url: str,
+        compute_url: str | Locator,
         token: TokenProvider,
         timeout: float = 10,
         transport: Transport | None = None,
@@ -54,7 +54,8 @@ class ComputeEvents(ServiceClient):
         as Nova's user). None if neither names one: builds then wait in vain."""
         for section in (conf.nova, conf.keystone_authtoken):
             if section.username and section.password:
-                return cls(service_url(conf, "nova", "compute"), PasswordToken(section))
+                token = PasswordToken(section)
+                return cls(service_locator(conf, "nova", "compute", token), token)
         LOG.warning("[nova] names no service user: the compute API will not hear of ports")
         return None
 

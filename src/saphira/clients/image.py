@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from oslo_config import cfg
 
 from saphira import exception
-from saphira.clients.base import ServiceClient, TokenProvider
+from saphira.clients.base import Locator, ServiceClient, TokenProvider
 from saphira.clients.endpoints import image_url
 from saphira.clients.transport import Reply, Transport, TransportError
 
@@ -71,7 +71,7 @@ class ImageClient(ServiceClient):
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Locator,
         token: TokenProvider | None,
         timeout: float = 300,
         transport: Transport | None = None,
@@ -80,7 +80,7 @@ class ImageClient(ServiceClient):
 
     def as_user(self, token: str) -> ImageClient:
         """The same service (and connection pool) with a caller's token."""
-        return ImageClient(self.base_url, lambda: token, self.timeout, self.transport)
+        return ImageClient(self.locator, lambda: token, self.timeout, self.transport)
 
     def open(self, image_id: str) -> ImageStream:
         """An active image's bytes as a stream of chunks of at most 1 MiB.

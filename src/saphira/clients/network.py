@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from saphira import exception
-from saphira.clients.base import ServiceClient, TokenProvider
+from saphira.clients.base import Locator, ServiceClient, TokenProvider
 from saphira.clients.transport import Reply, Transport, pooled
 
 Filter = str | bool | list[str]
@@ -87,7 +87,7 @@ class NetworkClient(ServiceClient):
 
     def __init__(
         self,
-        base_url: str,
+        base_url: str | Locator,
         token: TokenProvider,
         timeout: float = 30,
         service_token: TokenProvider | None = None,
@@ -107,7 +107,7 @@ class NetworkClient(ServiceClient):
         """The same service with a user's token: what that user may see and do,
         vouched for by this client's own (service) token. It shares this client's
         transport: one connection pool per service, not one per build."""
-        return NetworkClient(self.base_url, lambda: token, self.timeout,
+        return NetworkClient(self.locator, lambda: token, self.timeout,
                              service_token=self.token, transport=self.transport)  # fmt: skip
 
     def refusal(self, reply: Reply) -> exception.SaphiraError:

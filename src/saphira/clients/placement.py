@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saphira import exception
-from saphira.clients.base import ServiceClient, TokenProvider
+from saphira.clients.base import Locator, ServiceClient, TokenProvider
 from saphira.clients.errors import error_for
 from saphira.clients.transport import Reply, Transport
 
@@ -47,7 +47,7 @@ class PlacementClient(ServiceClient):
 
     def __init__(
         self,
-        endpoint: str,
+        endpoint: str | Locator,
         token: TokenProvider,
         *,
         transport: Transport | None = None,

@@ -20,9 +20,22 @@ def auth_opts() -> list[cfg.Opt]:
         cfg.StrOpt("project_name", default="service", help="Service project."),
         cfg.StrOpt("username", help="Service user."),
         cfg.StrOpt("password", secret=True, help="Service user's password."),
+        *catalog_opts(),
         cfg.URIOpt(
             "endpoint_override",
-            help="The service's URL; unset, the all-in-one's own listener on this host.",
+            help="The service's URL, used as it is; unset, the identity catalog's (the "
+            "all-in-one and saphira-api: their own listener on this host).",
+        ),
+    ]
+
+
+def catalog_opts() -> list[cfg.Opt]:
+    """How a service's URL is picked from the identity catalog (keystoneauth's keys)."""
+    return [
+        cfg.ListOpt(
+            "valid_interfaces",
+            default=["internal", "public"],
+            help="Catalog interfaces to use, most preferred first.",
         ),
     ]
 
@@ -60,7 +73,19 @@ _GROUPS: dict[str, tuple[str, list[cfg.Opt]]] = {
     ),
     "glance": (
         "The image service.",
-        [cfg.ListOpt("api_servers", help="Image API URLs, e.g. http://controller:9292.")],
+        [
+            cfg.ListOpt(
+                "api_servers",
+                help="Image API URLs, e.g. http://controller:9292; unset, the identity "
+                "catalog's (the all-in-one and saphira-api: their own listener).",
+            ),
+            cfg.StrOpt(
+                "region_name",
+                default="RegionOne",
+                help="Region of the image service in the identity catalog.",
+            ),
+            *catalog_opts(),
+        ],
     ),
     "oslo_concurrency": (
         "Inter-process locks.",

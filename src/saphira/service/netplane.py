@@ -1,6 +1,7 @@
 """The network side of the control plane: the service's RPC endpoint for its
-agents (wherever the network database is reachable), and this host's L2 and
-DHCP agents (wherever guests are wired)."""
+agents (wherever the network database is reachable: ``saphira up``, and
+``saphira-api`` beside the network API), and this host's L2 and DHCP agents
+(wherever guests are wired: ``saphira up``, ``saphira-network-agent``)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ from saphira.netsvc.plugin_rpc import PluginEndpoint
 from saphira.network.agent import AgentService
 from saphira.network.dhcp.service import DhcpAgentService
 from saphira.network.l2.agent import L2AgentService, LinuxBridgeAgentService
-from saphira.network.l2.mappings import mechanism
+from saphira.network.l2.errors import L2Error
+from saphira.network.l2.mappings import host_bridge_mappings, mechanism
 from saphira.objects.network import PortDetails
+from saphira.privsep import context as privileged
+from saphira.privsep import links, ovs
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.network import TOPIC
 
@@ -36,6 +40,39 @@ class SimulatedWiring:
 
     def reconcile_once(self, desired: list[PortDetails]) -> _AllWired:
         return _AllWired([port.port_id for port in desired])
+
+
+def agent_host_problem(conf: cfg.ConfigOpts) -> str | None:
+    """Why this host cannot run its network agents, or None (then ``interface_driver``
+    is set to the mechanism in use, as the DHCP agent must plug the same way).
+
+    As Neutron's OVS agent, a mapped bridge that does not exist stops the
+    start: the agent would report a mapping it cannot wire (PortBindingFailed
+    for every port there). No mapping at all is refused too: with no tunnels,
+    such an agent wires nothing.
+    """
+    why = privileged.unavailable_reason()
+    if why is not None:
+        return f"the network agents need the privileged helper: {why}"
+    chosen = mechanism(conf)
+    if chosen is None:
+        return "Open vSwitch is not installed and [ml2] mechanism_drivers leaves out linuxbridge"
+    group = "linux_bridge" if chosen == "linuxbridge" else "ovs"
+    try:
+        mappings = host_bridge_mappings(conf, chosen)
+    except L2Error as error:
+        return f"[{group}] {error.kwargs.get('detail', error.message)}"
+    if not mappings:
+        return f"[{group}] bridge_mappings is empty: this host could wire no network"
+    for physnet, bridge in mappings.items():
+        found = ovs.bridge(bridge) if chosen == "openvswitch" else links.show(bridge)
+        if found is None:
+            return (
+                f"bridge {bridge} of physical network {physnet} ([{group}] bridge_mappings) "
+                "does not exist: create it (and add the provider NIC) first"
+            )
+    conf.set_override("interface_driver", chosen)
+    return None
 
 
 @dataclass

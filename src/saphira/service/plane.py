@@ -14,7 +14,7 @@ from typing import Any
 
 from oslo_config import cfg
 
-from saphira.clients.endpoints import image_url, service_url
+from saphira.clients.endpoints import image_locator, service_locator
 from saphira.clients.identity import PasswordToken
 from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
@@ -34,15 +34,15 @@ LOG = logging.getLogger(__name__)
 
 def placement_client(conf: cfg.ConfigOpts) -> PlacementClient:
     """Placement as the [placement] service user sees it (as Nova's agents do)."""
-    return PlacementClient(
-        service_url(conf, "placement", "placement"), PasswordToken(conf.placement)
-    )
+    token = PasswordToken(conf.placement)
+    return PlacementClient(service_locator(conf, "placement", "placement", token), token)
 
 
 def image_client(conf: cfg.ConfigOpts) -> ImageClient:
     """Image downloads and snapshot uploads as the compute service user of
     [keystone_authtoken]."""
-    return ImageClient(image_url(conf), PasswordToken(conf.keystone_authtoken))
+    token = PasswordToken(conf.keystone_authtoken)
+    return ImageClient(image_locator(conf, token), token)
 
 
 def compute_hosts(conf: cfg.ConfigOpts) -> dict[str, list[ComputeDriver]]:
@@ -67,7 +67,8 @@ def compute_hosts(conf: cfg.ConfigOpts) -> dict[str, list[ComputeDriver]]:
 def start_compute(
     conf: cfg.ConfigOpts, host: str, drivers: list[ComputeDriver], transport: Any
 ) -> ComputeService:
-    network = NetworkClient(service_url(conf, "neutron", "network"), PasswordToken(conf.neutron))
+    token = PasswordToken(conf.neutron)
+    network = NetworkClient(service_locator(conf, "neutron", "network", token), token)
     service = ComputeService(
         conf, host, drivers, transport, placement_client(conf), images=image_client(conf),
         network=network,

@@ -21,10 +21,13 @@ from typing import Protocol
 from oslo_config import cfg
 
 from saphira import conf as saphira_conf
+from saphira.clients import endpoints
 from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
+from saphira.privsep import context as privileged
 from saphira.service import logs, memory, registry
-from saphira.service.plane import ControlPlane
+from saphira.service.netplane import agent_host_problem
+from saphira.service.plane import NETWORK, NETWORK_AGENTS, ControlPlane
 from saphira.service.runner import Runner
 
 LOG = logging.getLogger(__name__)
@@ -55,15 +58,50 @@ class PlaneService:
         self.plane.stop()
 
 
+class AgentHostService(PlaneService):
+    """This host's L2 and DHCP agents (``saphira-network-agent``), root work in the helper."""
+
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
+        problem = agent_host_problem(conf)  # starts the helper
+        if problem is not None:
+            privileged.stop()
+            raise ServiceError(problem)
+        try:
+            super().__init__(conf, NETWORK_AGENTS)
+        except BaseException:
+            privileged.stop()
+            raise
+
+    def stop(self) -> None:
+        super().stop()
+        privileged.stop()  # last: the agents' root work is done
+
+
 class ApiService:
-    """Every HTTP API of the registry, each on its cheroot server (saphira-api)."""
+    """Every HTTP API of the registry, each on its cheroot server (saphira-api).
+
+    The process that serves the network API also answers its agents over
+    RPC, as neutron-server does: both need the network database, and an
+    agent then has a service exactly where the API it serves runs.
+    """
 
     def __init__(self, conf: cfg.ConfigOpts, only: tuple[str, ...] = ()) -> None:
         """``only``: these catalog types (``saphira-api-metadata``), else every enabled API."""
         specs = registry.enabled(conf, registry.served())
-        self.runner = Runner(conf, [s for s in specs if not only or s.catalog_type in only])
+        specs = [s for s in specs if not only or s.catalog_type in only]
+        if any(spec.catalog_type == "identity" for spec in specs):
+            endpoints.use_catalog(False)  # the catalog is ours: our own listeners
+        self.runner = Runner(conf, specs)
         self.runner.check_ports()
         self.runner.start()
+        self.plane: ControlPlane | None = None
+        if any(spec.catalog_type == "network" for spec in specs):
+            self.plane = ControlPlane(conf, frozenset({NETWORK}))
+            try:
+                self.plane.start()
+            except BaseException:
+                self.runner.stop()
+                raise
 
     def check(self) -> None:
         if self.runner.stop_requested:  # only a dying server sets it here
@@ -71,6 +109,8 @@ class ApiService:
             raise ServiceError("an API server stopped")
 
     def stop(self) -> None:
+        if self.plane is not None:
+            self.plane.stop()
         self.runner.stop()
 
 
@@ -92,6 +132,7 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
         conf = load_conf(prog, argv)
         logs.setup(conf)
         trust_own_endpoints(conf)
+        endpoints.use_catalog()  # unless the process serves identity (ApiService)
     except ConfigError as error:
         print(f"{prog}: configuration error: {error.message}", file=sys.stderr)
         return 2

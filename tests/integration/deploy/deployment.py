@@ -59,13 +59,7 @@ class Deployment:
         for group, values in self.extra.items():
             sections.setdefault(group, {}).update(values)
         path = self.root / "nova.conf"
-        path.write_text(
-            "".join(
-                f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items())
-                for group, values in sections.items()
-            ),
-            encoding="utf-8",
-        )
+        path.write_text(_ini(sections), encoding="utf-8")
         return path
 
     def prepare(self) -> None:
@@ -81,12 +75,28 @@ class Deployment:
         paths = [self.state / "saphira.conf", self.nova_conf, *more]
         return [arg for path in paths for arg in ("--config-file", str(path))]
 
-    def start(self, label: str, module: str, host: str | None = None) -> ManagedProcess:
-        """``python -m saphira.cmd.<module>``, ready; its stderr goes to ``<label>.log``."""
-        more = []
+    def start(
+        self,
+        label: str,
+        module: str,
+        host: str | None = None,
+        *,
+        own: dict[str, dict[str, object]] | None = None,
+        as_root: bool = False,
+    ) -> ManagedProcess:
+        """``python -m saphira.cmd.<module>``, ready; its stderr goes to ``<label>.log``.
+
+        ``host`` and ``own`` (sections) go into ``<label>.conf``, read last.
+        ``as_root``: not as the saphira user (a process that starts the
+        privileged helper without the sudoers rule, which this machine lacks).
+        """
+        sections = dict(own or {})
         if host is not None:
+            sections["DEFAULT"] = {**sections.get("DEFAULT", {}), "host": host}
+        more = []
+        if sections:
             more.append(self.root / f"{label}.conf")
-            more[0].write_text(f"[DEFAULT]\nhost = {host}\n", encoding="utf-8")
+            more[0].write_text(_ini(sections), encoding="utf-8")
             more[0].chmod(0o644)
         args = [sys.executable, "-m", f"saphira.cmd.{module}", *self.files(*more)]
         process = ManagedProcess(
@@ -99,7 +109,7 @@ class Deployment:
         self.processes[label] = process  # before launch: a failed start still shows its log
         assert self.account is not None, "prepare() first"
         ids = (self.account.uid, self.account.gid, list(self.account.groups))
-        process.launch(args, ids=ids)
+        process.launch(args, ids=None if as_root else ids)
         return process
 
     def discover_hosts(self) -> list[str]:
@@ -127,3 +137,10 @@ class Deployment:
         )  # fmt: skip
         assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
         return json.loads(result.stdout) if "json" in args else result.stdout
+
+
+def _ini(sections: dict[str, dict[str, object]]) -> str:
+    return "".join(
+        f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in values.items())
+        for group, values in sections.items()
+    )

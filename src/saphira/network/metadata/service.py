@@ -16,7 +16,7 @@ from pathlib import Path
 
 from oslo_config import cfg
 
-from saphira.clients.endpoints import service_url
+from saphira.clients.endpoints import service_locator
 from saphira.clients.identity import PasswordToken
 from saphira.clients.network import NetworkClient
 from saphira.conf import endpoints
@@ -54,7 +54,8 @@ def build(conf: cfg.ConfigOpts, resolver: Resolver | None = None) -> Metadata | 
         return None
     group = conf.metadata_agent
     if resolver is None:
-        client = NetworkClient(service_url(conf, "neutron", "network"), PasswordToken(conf.neutron))
+        token = PasswordToken(conf.neutron)
+        client = NetworkClient(service_locator(conf, "neutron", "network", token), token)
         resolver = BatchingPorts(NetworkServicePorts(client))
     uid, gid = proxy_user()
     socket = Path(group.metadata_proxy_socket)

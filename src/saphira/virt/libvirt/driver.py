@@ -20,7 +20,7 @@ from typing import Any, Self
 import libvirt
 from oslo_config import cfg
 
-from saphira.clients.endpoints import image_url
+from saphira.clients.endpoints import image_locator
 from saphira.clients.identity import PasswordToken
 from saphira.clients.image import ImageClient
 from saphira.domain.states import PowerState
@@ -134,7 +134,8 @@ class LibvirtDriver(ComputeDriver):
             unused_base_min_age=conf.image_cache.remove_unused_original_minimum_age_seconds,
             drive=configdrive.DriveSettings.from_conf(conf),
         )
-        images = ImageClient(image_url(conf), PasswordToken(conf.keystone_authtoken))
+        token = PasswordToken(conf.keystone_authtoken)
+        images = ImageClient(image_locator(conf, token), token)
         return [cls(conf.host, conf.host, settings, images)]
 
     # -- host -------------------------------------------------------------
