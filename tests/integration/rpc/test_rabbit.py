@@ -12,7 +12,7 @@ from saphira import exception
 from saphira.context import RequestContext
 from saphira.rpc.server import start_server
 from saphira.rpc.transport import get_rpc_transport
-from tests.integration.rpc.broker import PrivateBroker
+from tests.integration.broker import PrivateBroker
 from tests.integration.rpc.conftest import PingProcess, rabbit_conf
 from tests.polling import wait_for
 from tests.rpc_ping import Pair, PingAPI, PingManager
