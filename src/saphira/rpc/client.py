@@ -9,6 +9,7 @@ server that cannot understand it.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 import oslo_messaging
@@ -16,7 +17,13 @@ import oslo_messaging
 from saphira import exception
 from saphira.common import tally
 from saphira.context import RequestContext
+from saphira.rpc import deadline
+from saphira.rpc.inproc import InProcDriver
 from saphira.rpc.serializer import Serializer
+
+# A call's own wait for its reply ends at its timeout; the deadline around it
+# (which only a send stuck on an absent broker reaches) a little later.
+DEADLINE_GRACE = 2.0
 
 
 class RPCAPI:
@@ -42,6 +49,9 @@ class RPCAPI:
             timeout=timeout,
         )
         self.version_cap = version_cap
+        # The in-process bus never blocks a send; a broker may (see rpc.deadline).
+        self._bounded = not isinstance(getattr(transport, "_driver", None), InProcDriver)
+        self._conf_timeout = float(transport.conf.rpc_response_timeout)
         self.tally = tally.TALLY  # counts what is sent (bench/ reads it)
 
     def can_send_version(self, version: str) -> bool:
@@ -71,11 +81,15 @@ class RPCAPI:
             options["timeout"] = timeout
         cctxt = self._prepare(method, version, **options)
         self.tally.add("rpc_calls", f"{self.topic}.{method}")
+        seconds = cctxt.timeout or self._conf_timeout
         try:
-            return cctxt.call(ctxt, method, **kwargs)
-        except oslo_messaging.MessagingTimeout as exc:
+            if not self._bounded:
+                return cctxt.call(ctxt, method, **kwargs)
+            send = functools.partial(cctxt.call, ctxt, method, **kwargs)
+            return deadline.within(seconds + DEADLINE_GRACE, send, name=f"rpc-{method}")
+        except (oslo_messaging.MessagingTimeout, deadline.Expired) as exc:
             raise exception.MessagingTimeout(
-                method=method, topic=self.topic, timeout=cctxt.timeout
+                method=method, topic=self.topic, timeout=seconds
             ) from exc
 
     def cast(

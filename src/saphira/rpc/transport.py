@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 import oslo_messaging
+from oslo_concurrency import lockutils
 from oslo_config import cfg
 
 from saphira.exception import ConfigError
@@ -29,6 +30,25 @@ def mask(url: str) -> str:
     return _PASSWORD.sub(r"\1****@", url)
 
 
+def name_queues_after_the_host(conf: cfg.ConfigOpts) -> None:
+    """Where the RabbitMQ queue manager's stable names and counter come from.
+
+    Reply and fanout queues are named ``<hostname>:<processname>:<n>``; the
+    library's hostname is the machine's, so several nodes on one machine (a
+    test bed, a deployment test) would share names and, through the
+    counter's file in /dev/shm, reset each other's counters. [DEFAULT] host
+    is what tells them apart, as it does for their topic queues. The
+    counter is guarded by an oslo.concurrency file lock, which the library
+    takes from the process's global options: [oslo_concurrency] lock_path
+    becomes its default there unless one is already set.
+    """
+    conf.set_default("hostname", conf.host, group="oslo_messaging_rabbit")
+    library = lockutils.CONF
+    if conf.oslo_messaging_rabbit.use_queue_manager and not library.oslo_concurrency.lock_path:
+        # ConfigOpts.set_default (not lockutils.set_defaults) also drops the cached None.
+        library.set_default("lock_path", conf.oslo_concurrency.lock_path, group="oslo_concurrency")
+
+
 def _build(conf: cfg.ConfigOpts, url: str, kind: type[Any]) -> Any:
     try:
         parsed = oslo_messaging.TransportURL.parse(conf, url)
@@ -40,6 +60,7 @@ def _build(conf: cfg.ConfigOpts, url: str, kind: type[Any]) -> Any:
                 allowed_remote_exmods=ALLOWED_REMOTE_EXMODS,
             )
             return kind(driver)
+        name_queues_after_the_host(conf)
         if kind is oslo_messaging.transport.NotificationTransport:
             return oslo_messaging.get_notification_transport(
                 conf, url, allowed_remote_exmods=ALLOWED_REMOTE_EXMODS

@@ -12,7 +12,7 @@ from oslo_config import cfg
 
 from saphira.conf import make_conf
 from tests.environment import server_url
-from tests.integration.rpc.broker import PrivateBroker, available
+from tests.integration.broker import PrivateBroker, available, private_broker
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -22,14 +22,12 @@ def rabbit_url() -> str:
     return server_url("SAPHIRA_TEST_RABBIT")
 
 
-@pytest.fixture(scope="module")
-def private_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
+@pytest.fixture(name="private_broker", scope="module")
+def _private_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
     if not available():
         pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
-    broker = PrivateBroker(tmp_path_factory.mktemp("rabbit"))
-    broker.start()
-    yield broker
-    broker.stop()
+    with private_broker(tmp_path_factory.mktemp("rabbit")) as broker:
+        yield broker
 
 
 @pytest.fixture

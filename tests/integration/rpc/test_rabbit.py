@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from saphira import exception
 from saphira.context import RequestContext
 from saphira.rpc.server import start_server
 from saphira.rpc.transport import get_rpc_transport
-from tests.integration.rpc.broker import PrivateBroker
+from tests.integration.broker import PrivateBroker
 from tests.integration.rpc.conftest import PingProcess, rabbit_conf
 from tests.polling import wait_for
 from tests.rpc_ping import Pair, PingAPI, PingManager
@@ -110,6 +111,41 @@ def test_client_and_server_survive_a_broker_restart(
         assert api.ping(CTX)["server"] == "alpha"
         api.record(CTX, "after the restart", server="alpha")
         assert api.ping(CTX, server="alpha")["server"] == "alpha"
+    finally:
+        server.stop()
+        server.wait()
+        transport.cleanup()
+        gc.collect()
+
+
+def _outcome(call: Callable[[], Any], into: list[object]) -> None:
+    try:
+        into.append(call())
+    except Exception as error:
+        into.append(error)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_a_call_while_the_broker_is_down_ends_at_its_timeout(
+    private_broker: PrivateBroker, topic: str
+) -> None:
+    """The driver retries the publish until the broker is back; the caller stops waiting."""
+    conf = rabbit_conf(private_broker.url)
+    server = start_server(conf, topic, "alpha", [PingManager("alpha")])
+    api, transport = _api(private_broker.url, topic, timeout=60)
+    outcome: list[object] = []
+    try:
+        assert api.ping(CTX)["server"] == "alpha"
+        private_broker.stop()
+        caller = threading.Thread(target=_outcome, args=(lambda: api.ping(CTX, timeout=3), outcome))
+        caller.start()
+        caller.join(60)  # only detects a hang
+        hung = caller.is_alive()
+        private_broker.start()
+        assert not hung, "a 3 s call was still waiting a minute later"
+        assert isinstance(outcome[0], exception.MessagingTimeout), outcome
+        assert api.ping(CTX)["server"] == "alpha"
     finally:
         server.stop()
         server.wait()

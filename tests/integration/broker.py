@@ -1,7 +1,10 @@
-"""A private RabbitMQ node for tests that restart the broker.
+"""A private RabbitMQ node for tests and benches that restart the broker.
 
-Its own node name, data directory, ports and cookie (HOME) under a tmp dir,
-so stopping it never touches the broker the test command started.
+Its own node name, data directory, ports (AMQP and Erlang distribution),
+configuration and cookie (HOME) under a tmp dir, so stopping it never
+touches the broker the test command started (epmd is shared, which is fine).
+``private_broker`` is the context manager behind the fixtures: the node is
+stopped (``rabbitmqctl shutdown``, else SIGKILL by its PID) at the end.
 """
 
 from __future__ import annotations
@@ -10,7 +13,10 @@ import os
 import shutil
 import socket
 import subprocess
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
@@ -71,6 +77,8 @@ class PrivateBroker:
             return
         try:
             self._ctl("shutdown")
+        except subprocess.CalledProcessError:  # not up (a failed start): no goodbye
+            self.process.kill()
         finally:
             try:
                 self.process.wait(timeout=60)
@@ -79,6 +87,19 @@ class PrivateBroker:
                 self.process.wait()
             self.process = None
 
-    def restart(self) -> None:
+    def restart(self, pause: float = 0.0) -> None:
+        """Stop, stay down ``pause`` seconds, start again (same data: queues survive)."""
         self.stop()
+        time.sleep(pause)
         self.start()
+
+
+@contextmanager
+def private_broker(base: Path) -> Iterator[PrivateBroker]:
+    """A running private node in the directory ``base``, stopped afterwards."""
+    broker = PrivateBroker(base)
+    try:
+        broker.start()
+        yield broker
+    finally:
+        broker.stop()
