@@ -130,8 +130,9 @@ def specs_of(caller: Caller, uuids: list[str]) -> dict[str, Placement]:
     Read as plain JSON rather than as RequestSpec objects: a listing of a
     thousand servers should not pay for a thousand object loads.
     """
+    specs = SpecRow.__table__  # its Core table: the rows are tuples, not ORM results
     rows = caller.api.execute(
-        sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(uuids))
+        sa.select(specs.c.instance_uuid, specs.c.spec).where(specs.c.instance_uuid.in_(uuids))
     )
     found: dict[str, Placement] = {}
     for uuid, spec in rows:
