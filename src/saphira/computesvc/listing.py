@@ -51,8 +51,17 @@ def page(caller: Caller, wanted: Page) -> list[Instance]:
     start = None if wanted.marker is None else _start(caller, cells, wanted)
     streams = [_requests(caller, wanted, start)]
     streams += [_cell_rows(caller, cell, wanted, start) for cell in cells]
-    merged = heapq.merge(*streams, key=wanted.order.key)
+    live = [stream for stream in map(_started, streams) if stream is not None]
+    # One stream with rows (one cell, no build request: the usual page) is in order as it
+    # comes; the merge would compute every row's sort key to learn nothing.
+    merged = live[0] if len(live) == 1 else heapq.merge(*live, key=wanted.order.key)
     return list(itertools.islice(_unique(merged), wanted.count))
+
+
+def _started(stream: Iterator[Instance]) -> Iterator[Instance] | None:
+    """The stream as it was, or None if it has no row (its first row is read to know)."""
+    first = next(stream, None)
+    return None if first is None else itertools.chain((first,), stream)
 
 
 def gather(caller: Caller, filters: InstanceFilters) -> list[Instance]:
