@@ -62,14 +62,13 @@ class AgentHostService(PlaneService):
     """This host's L2 and DHCP agents (``saphira-network-agent``), root work in the helper."""
 
     def __init__(self, conf: cfg.ConfigOpts) -> None:
-        problem = agent_host_problem(conf)  # starts the helper
-        if problem is not None:
-            privileged.stop()
-            raise ServiceError(problem)
         try:
+            problem = agent_host_problem(conf)  # starts the helper
+            if problem is not None:
+                raise ServiceError(problem)
             super().__init__(conf, NETWORK_AGENTS)
         except BaseException:
-            privileged.stop()
+            privileged.stop()  # a helper that serves no agent goes too
             raise
 
     def stop(self) -> None:
