@@ -1,5 +1,6 @@
-"""A running conductor: the RPC server on topic ``conductor`` and the
-watchdog that fails builds stuck on hosts that went down."""
+"""A running conductor: the RPC server on topic ``conductor``, its heartbeat
+(through the bus, so a conductor cut off from it is down) and the watchdog
+that fails builds stuck on hosts that went down while the bus worked."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from oslo_config import cfg
 from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
 from saphira.conductor import watchdog
+from saphira.conductor.buswatch import BusWatch
 from saphira.conductor.databases import databases
 from saphira.conductor.manager import ConductorManager
 from saphira.context import RequestContext
@@ -31,16 +33,23 @@ class ConductorService:
         )  # fmt: skip
         self.placement = placement
         self._transport = transport
+        rabbit = conf.oslo_messaging_rabbit
+        reconnect = rabbit.rabbit_interval_max + rabbit.kombu_reconnect_delay
+        self._bus = BusWatch(conf.report_interval, reconnect)
+        self._self = ConductorAPI(transport)
         self._server: rpc_server.Server | None = None
         self._timers: list[Periodic] = []
 
     def check_stuck_builds(self) -> list[str]:
-        return watchdog.fail_builds_on_down_hosts(
-            self.dbs, self.placement, self.conf.service_down_time
-        )
+        """Fail builds on hosts down for service_down_time, if the bus carried beats all along."""
+        down_time = self.conf.service_down_time
+        if not self._bus.steady_for(down_time):
+            return []  # a broker outage silences every host: not a verdict on them
+        return watchdog.fail_builds_on_down_hosts(self.dbs, self.placement, down_time)
 
     def heartbeat(self) -> None:
-        self.manager.service_heartbeat(RequestContext(), self.conf.host, BINARY, "conductor")
+        self._self.service_heartbeat(RequestContext(), self.conf.host, BINARY, "conductor")
+        self._bus.beat()
 
     def start(self) -> None:
         self._server = rpc_server.start_server(
