@@ -1,0 +1,150 @@
+"""A bed: ``up`` (idempotent), ``down`` (whatever exists, even after a half-failed up),
+``status``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from saphira.devtools.testbed import procs
+from saphira.devtools.testbed.daemons import Daemons
+from saphira.devtools.testbed.errors import TestbedError
+from saphira.devtools.testbed.join import Join, tool_path
+from saphira.devtools.testbed.layout import Addresses, Layout
+from saphira.devtools.testbed.mounts import is_mount_point
+from saphira.devtools.testbed.network import Network
+from saphira.devtools.testbed.node import Node
+from saphira.devtools.testbed.runner import Runner
+from saphira.devtools.testbed.state import BedState
+
+OCTETS = range(100, 200)
+
+
+def _used_octets(layout: Layout, runner: Runner) -> set[int]:
+    used = set()
+    for entry in json.loads(runner.run(["ip", "-j", "-4", "addr"]).out):
+        for info in entry.get("addr_info", []):
+            parts = str(info.get("local", "")).split(".")
+            if parts[0] == "10" and parts[1].isdigit():
+                used.add(int(parts[1]))
+    for path in layout.run_dir.glob("*.json"):
+        other = BedState.load(path)
+        if other is not None and other.bed != layout.bed:
+            used.add(other.octet)
+    return used
+
+
+def choose_octet(layout: Layout, runner: Runner) -> int:
+    """A free 10.x.0.0/24, the same for a name wherever it is free (a hash picks the start)."""
+    used = _used_octets(layout, runner)
+    start = zlib.crc32(layout.bed.encode()) % len(OCTETS)
+    for step in range(len(OCTETS)):
+        octet = OCTETS[(start + step) % len(OCTETS)]
+        if octet not in used:
+            return octet
+    raise TestbedError(detail="no free 10.x.0.0/24 between 10.100 and 10.199 for the network")
+
+
+@dataclass
+class Bed:
+    layout: Layout
+    runner: Runner
+    say: Callable[[str], None] = print
+    state: BedState | None = field(default=None)
+
+    def _state(self, backend: str) -> BedState:
+        if self.state is None:
+            self.state = BedState.load(self.layout.state_file)
+        if self.state is None:
+            octet = choose_octet(self.layout, self.runner)
+            self.state = BedState(self.layout.bed, octet, list(self.layout.nodes), backend)
+        self.state.save(self.layout.state_file)
+        return self.state
+
+    def node(self, name: str) -> Node:
+        return Node(self.layout, name, self.runner)
+
+    def network(self, state: BedState) -> Network:
+        return Network(self.layout, Addresses(state.octet), self.runner)
+
+    def up(self, backend: str = "postgresql") -> BedState:
+        """Make what is missing: the state file first, then nodes, networks, daemons."""
+        state = self._state(backend)
+        for name in self.layout.nodes:
+            self.node(name).create()
+        self.network(state).create()
+        for name in self.layout.nodes:
+            for line in Daemons(self.node(name)).start(state):
+                self.say(line)
+            state.save(self.layout.state_file)
+        for name in self.layout.nodes:
+            self.join(name)
+        return state
+
+    def join(self, name: str) -> None:
+        """Run the join tool inside the node; until it is installed, say how to."""
+        assert self.state is not None
+        step = Join(self.node(name), Addresses(self.state.octet).controller)
+        tool = tool_path()
+        if tool is None:
+            self.say(f"{name}: ready to join: {' '.join(step.command())}")
+            return
+        self.runner.run(step.command(tool))
+        self.say(f"{name}: joined")
+
+    def down(self) -> list[str]:
+        """Remove everything the bed made; what could not be removed (empty when clean)."""
+        state = BedState.load(self.layout.state_file) or BedState(self.layout.bed, 0, [])
+        problems = []
+        for name in self.layout.nodes:
+            node = self.node(name)
+            left = Daemons(node).stop(state) if node.exists() else []
+            left += node.remove()
+            problems += [f"{name}: pid {pid} did not end" for pid in left]
+        strays = [s.pid for s in state.started if s.alive()]
+        problems += [f"pid {pid} did not end" for pid in procs.end(strays)]
+        Network(self.layout, Addresses(state.octet), self.runner).remove()
+        self.layout.state_file.unlink(missing_ok=True)
+        _remove_dirs(self.layout, self.runner)
+        return problems
+
+    def status(self) -> list[str]:
+        state = BedState.load(self.layout.state_file)
+        if state is None:
+            return [f"bed {self.layout.bed}: down"]
+        lines = [f"bed {self.layout.bed}: management {Addresses(state.octet).cidr}, "
+                 f"controller {Addresses(state.octet).controller}, {state.backend}"]  # fmt: skip
+        for started in state.started:
+            alive = "running" if started.alive() else "NOT running"
+            lines.append(f"  {started.label}: pid {started.pid} {alive}")
+        for index, name in enumerate(self.layout.nodes):
+            node = self.node(name)
+            where = "up" if node.exists() else "MISSING"
+            address, netns = Addresses(state.octet).node(index), self.layout.netns(name)
+            count = len(node.processes())
+            lines.append(f"  {name}: {where}, {address}, netns {netns}, {count} processes")
+        return lines
+
+
+def _remove_dirs(layout: Layout, runner: Runner) -> None:
+    """The bed's directory, then the shared directories once no bed uses them."""
+    shutil.rmtree(layout.bed_dir, ignore_errors=True)
+    _rmdir(layout.data_dir)
+    ns_dir = layout.ns_dir
+    if ns_dir.is_dir() and not any(ns_dir.iterdir()):
+        if is_mount_point(ns_dir):
+            runner.run(["umount", str(ns_dir)])
+        _rmdir(ns_dir)
+    _rmdir(layout.run_dir)
+
+
+def _rmdir(path: Path) -> None:
+    """Remove ``path`` if it is an empty directory."""
+    with contextlib.suppress(OSError):
+        path.rmdir()
