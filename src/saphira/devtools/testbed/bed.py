@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from saphira.devtools.testbed import procs
+from saphira.devtools.testbed.controller import SERVICES, Controller
 from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.errors import TestbedError
 from saphira.devtools.testbed.join import Join, tool_path
@@ -24,6 +25,14 @@ from saphira.devtools.testbed.runner import Runner
 from saphira.devtools.testbed.state import BedState
 
 OCTETS = range(100, 200)
+
+
+@dataclass(frozen=True)
+class Servers:
+    """The controller's database server and RabbitMQ (URLs without a database or vhost)."""
+
+    database: str
+    rabbit: str
 
 
 def _used_octets(layout: Layout, runner: Runner) -> set[int]:
@@ -58,14 +67,23 @@ class Bed:
     say: Callable[[str], None] = print
     state: BedState | None = field(default=None)
 
-    def _state(self, backend: str) -> BedState:
+    def _state(self, backend: str, servers: Servers | None) -> BedState:
         if self.state is None:
             self.state = BedState.load(self.layout.state_file)
         if self.state is None:
             octet = choose_octet(self.layout, self.runner)
             self.state = BedState(self.layout.bed, octet, list(self.layout.nodes), backend)
+        if servers is not None:
+            self.state.database_url, self.state.rabbit_url = servers.database, servers.rabbit
         self.state.save(self.layout.state_file)
         return self.state
+
+    def controller(self, state: BedState) -> Controller | None:
+        """The controller, when the bed has servers for one."""
+        if not (state.database_url and state.rabbit_url):
+            return None
+        address = Addresses(state.octet).controller
+        return Controller(self.layout, address, self.runner, state.database_url, state.rabbit_url)
 
     def node(self, name: str) -> Node:
         return Node(self.layout, name, self.runner)
@@ -73,12 +91,17 @@ class Bed:
     def network(self, state: BedState) -> Network:
         return Network(self.layout, Addresses(state.octet), self.runner)
 
-    def up(self, backend: str = "postgresql") -> BedState:
-        """Make what is missing: the state file first, then nodes, networks, daemons."""
-        state = self._state(backend)
+    def up(self, backend: str = "postgresql", servers: Servers | None = None) -> BedState:
+        """Make what is missing: the state file first, then nodes, networks, the controller
+        (with ``servers``, or those of an earlier up), the nodes' daemons."""
+        state = self._state(backend, servers)
         for name in self.layout.nodes:
             self.node(name).create()
         self.network(state).create()
+        controller = self.controller(state)
+        if controller is not None:
+            controller.up(state)
+            self.say(f"controller: {', '.join(SERVICES)} ready on {controller.address}")
         for name in self.layout.nodes:
             for line in Daemons(self.node(name)).start(state):
                 self.say(line)
@@ -109,6 +132,9 @@ class Bed:
             problems += [f"{name}: pid {pid} did not end" for pid in left]
         strays = [s.pid for s in state.started if s.alive()]
         problems += [f"pid {pid} did not end" for pid in procs.end(strays)]
+        controller = self.controller(state)
+        if controller is not None:
+            controller.down()
         Network(self.layout, Addresses(state.octet), self.runner).remove()
         self.layout.state_file.unlink(missing_ok=True)
         _remove_dirs(self.layout, self.runner)

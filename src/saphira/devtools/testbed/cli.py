@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.errors import TestbedError
 from saphira.devtools.testbed.layout import Layout, check_name
 from saphira.devtools.testbed.runner import SystemRunner
 
 NODES = ("node1", "node2")
+BACKENDS = {"postgresql": "SAPHIRA_TEST_POSTGRESQL", "mariadb": "SAPHIRA_TEST_MARIADB"}
+RABBIT = "SAPHIRA_TEST_RABBIT"
 
 
 def parser() -> argparse.ArgumentParser:
@@ -25,7 +28,28 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument(
         "--mariadb", action="store_true", help="the controller on MariaDB instead of PostgreSQL"
     )
+    default_db = f"${BACKENDS['postgresql']}, with --mariadb ${BACKENDS['mariadb']}"
+    made.add_argument("--database-url", help=f"the database server (default {default_db})")
+    made.add_argument("--transport-url", help=f"RabbitMQ (default ${RABBIT})")
+    made.add_argument(
+        "--no-controller", action="store_true", help="only the nodes and networks, no controller"
+    )
     return made
+
+
+def servers(args: argparse.Namespace) -> Servers | None:
+    """The controller's servers from the flags or the test servers' variables."""
+    if args.command != "up" or args.no_controller:
+        return None
+    backend = "mariadb" if args.mariadb else "postgresql"
+    database = args.database_url or os.environ.get(BACKENDS[backend], "")
+    rabbit = args.transport_url or os.environ.get(RABBIT, "")
+    if not (database and rabbit):
+        raise TestbedError(
+            detail=f"the controller needs --database-url or ${BACKENDS[backend]} and "
+            f"--transport-url or ${RABBIT} (./tools/dev testbed starts the servers and sets them)"
+        )
+    return Servers(database, rabbit)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         bed = Bed(Layout(check_name(args.name), NODES), SystemRunner())
         if args.command == "up":
-            bed.up("mariadb" if args.mariadb else "postgresql")
+            bed.up("mariadb" if args.mariadb else "postgresql", servers(args))
             lines = bed.status()
         elif args.command == "down":
             lines = [f"not removed: {problem}" for problem in bed.down()]

@@ -52,6 +52,8 @@ class BedState:
     nodes: list[str]
     backend: str = "postgresql"
     started: list[Started] = field(default_factory=list)
+    database_url: str = ""  # the controller's database server (with its password: mode 0600)
+    rabbit_url: str = ""
 
     def add(self, label: str, pid: int) -> Started:
         begun = start_time(pid)
@@ -65,7 +67,9 @@ class BedState:
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_suffix(".tmp")
-        temp.write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(asdict(self), indent=1))
         os.replace(temp, path)
 
     @classmethod
@@ -81,4 +85,6 @@ class BedState:
             backend=str(raw.get("backend", "postgresql")),
             started=[Started(str(s["label"]), int(s["pid"]), int(s["start"]))
                      for s in raw.get("started", [])],
+            database_url=str(raw.get("database_url", "")),
+            rabbit_url=str(raw.get("rabbit_url", "")),
         )  # fmt: skip
