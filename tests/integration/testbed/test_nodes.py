@@ -139,3 +139,17 @@ def test_a_second_up_keeps_what_runs_and_makes_what_is_missing(bed: Bed) -> None
     assert {(s.label, s.pid) for s in bed.state.started} == before
     two.run(["ip", "link", "show", PROVIDER_NIC])
     assert len(before) == 8  # virtlogd, libvirtd, ovsdb-server, ovs-vswitchd on each node
+
+
+def test_status_says_what_runs_where(bed: Bed) -> None:
+    shown = subprocess.run(
+        [sys.executable, "-m", "saphira.devtools.testbed", "status", "--name", bed.layout.bed],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert f"controller {_addresses(bed).controller}" in shown
+    for name in bed.layout.nodes:
+        assert f"netns {bed.layout.netns(name)}" in shown
+        assert f"{name}: up" in shown
+        for daemon in ("libvirtd", "ovs-vswitchd"):
+            assert f"{name}/{daemon}: pid" in shown
+    assert "NOT running" not in shown

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from saphira.devtools.testbed import procs
-from saphira.devtools.testbed.controller import SERVICES, Controller
+from saphira.devtools.testbed.controller import SERVICES, Controller, reap
 from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.errors import TestbedError
 from saphira.devtools.testbed.join import Join, tool_path
@@ -132,6 +132,7 @@ class Bed:
             problems += [f"{name}: pid {pid} did not end" for pid in left]
         strays = [s.pid for s in state.started if s.alive()]
         problems += [f"pid {pid} did not end" for pid in procs.end(strays)]
+        reap()
         controller = self.controller(state)
         if controller is not None:
             controller.down()

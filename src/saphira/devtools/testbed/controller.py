@@ -34,6 +34,16 @@ USER = "saphira"
 AMQP_PORT = 5672
 READY_TIMEOUT = 120.0
 POLL = 0.2
+# The services and the relay run on after `up` returns; while this process lives, it keeps
+# their Popen objects (a collected one warns that its child still runs) and reaps them at down.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def reap() -> None:
+    """Wait for every child of ours that has ended, so none stays a zombie."""
+    for pid, child in list(_CHILDREN.items()):
+        if child.poll() is not None:
+            del _CHILDREN[pid]
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class Controller:
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
                 start_new_session=True,
             )  # fmt: skip
+        _CHILDREN[relay.pid] = relay
         state.add("controller/amqp-relay", relay.pid)
         state.save(self.layout.state_file)
 
@@ -118,6 +129,7 @@ class Controller:
                 cwd=self.directory, start_new_session=True,
                 user=account.uid, group=account.gid, extra_groups=list(account.groups),
             )  # fmt: skip
+        _CHILDREN[process.pid] = process
         _wait_ready(process, log, module)
         return process.pid
 
