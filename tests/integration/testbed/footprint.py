@@ -29,7 +29,8 @@ def footprint(layout: Layout) -> Footprint:
     mark = layout.bed
     netns = {str(entry["name"]) for entry in _ip_json("netns", "list")}
     links = {str(entry["ifname"]) for entry in _ip_json("link")}
-    paths = [layout.state_file, layout.bed_dir, *(layout.mount_ns(n) for n in layout.nodes)]
+    pins = [pin for n in layout.nodes for pin in (layout.mount_ns(n), layout.uts_ns(n))]
+    paths = [layout.state_file, layout.bed_dir, *pins]
     return Footprint(
         netns=frozenset(name for name in netns if mark in name),
         links=frozenset(name for name in links if f"tb{mark}-" in name),

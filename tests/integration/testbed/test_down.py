@@ -35,7 +35,7 @@ def test_down_after_up_leaves_nothing_behind() -> None:
         node = bed.node("node1")
         stray = subprocess.Popen(node.enter(["sleep", "600"]))  # not a daemon the bed knows
         up = footprint(bed.layout)
-        assert len(up.netns) == 2 and len(up.links) == 6 and len(up.mounts) == 4
+        assert len(up.netns) == 2 and len(up.links) == 6 and len(up.mounts) == 6
         made = _running([p for name in bed.layout.nodes for p in bed.node(name).processes()])
         assert stray.pid in {s.pid for s in made}
     finally:

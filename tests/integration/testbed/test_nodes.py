@@ -46,6 +46,16 @@ def test_each_node_has_an_open_vswitch_of_its_own(bed: Bed) -> None:
     one.run(["ovs-vsctl", "del-br", bridge])
 
 
+def test_each_node_has_its_own_host_name_and_sudoers_directory(bed: Bed) -> None:
+    one, two = _nodes(bed)
+    assert (one.run(["hostname"]).strip(), two.run(["hostname"]).strip()) == ("node1", "node2")
+    rule = f"/etc/sudoers.d/saphira-testbed-{bed.layout.bed}"
+    one.run(["sh", "-c", f"echo '# node1 only' > {rule}"])
+    assert one.run(["cat", rule]).strip() == "# node1 only"
+    assert not Path(rule).exists()
+    assert two.runner.run(two.enter(["cat", rule]), check=False).code != 0
+
+
 def _domain_xml(name: str, directory: Path, image: GuestImage) -> Path:
     directory.mkdir(exist_ok=True)
     for source in (image.vmlinux, image.initramfs):

@@ -65,6 +65,10 @@ class Layout:
     def mount_ns(self, node: str) -> Path:
         return self.ns_dir / f"{self.bed}-{node}"
 
+    def uts_ns(self, node: str) -> Path:
+        """The node's UTS namespace: its host name is the node's name."""
+        return self.ns_dir / f"{self.bed}-{node}.uts"
+
     def node_dir(self, node: str) -> Path:
         return self.bed_dir / node
 

@@ -1,9 +1,11 @@
-"""A compute node: a network namespace and a persistent mount namespace.
+"""A compute node: a network namespace, and persistent mount and UTS namespaces.
 
 The mount namespace is made by ``unshare --mount=<file>`` (pinned by a bind
 mount of its nsfs file, as ``ip netns`` pins network namespaces, under a
 directory that is itself a private bind mount: the kernel refuses to pin a
-mount namespace on a shared mount). Inside it, with private propagation:
+mount namespace on a shared mount); its UTS namespace, pinned beside it,
+gives the node its own host name (the node's name). Inside, with private
+propagation:
 
 * a tmpfs on ``/run``: the node's own libvirt and OVS sockets and pidfiles,
   ``/run/netns`` for its DHCP namespaces, ``/run/saphira``;
@@ -14,7 +16,8 @@ mount namespace on a shared mount). Inside it, with private propagation:
   the host's without its domains, networks' autostart, pools and secrets, so
   the node's libvirtd defines only its own), ``/var/lib/libvirt``,
   ``/var/log/libvirt``, ``/var/cache/libvirt``, ``/etc/openvswitch``,
-  ``/var/lib/openvswitch`` and ``/var/log/openvswitch``.
+  ``/var/lib/openvswitch`` and ``/var/log/openvswitch``, and a copy of the
+  host's ``/etc/sudoers.d`` (the join tool installs its rule there).
 
 The node's Saphira state and configuration directories are plain directories
 under the node's own (``state``, ``etc``), handed to the join tool by path,
@@ -44,8 +47,9 @@ BINDS = (
     ("etc-openvswitch", "/etc/openvswitch"),
     ("lib-openvswitch", "/var/lib/openvswitch"),
     ("log-openvswitch", "/var/log/openvswitch"),
+    ("etc-sudoers.d", "/etc/sudoers.d"),
 )
-HOST_LIBVIRT = Path("/etc/libvirt")
+COPIED = {"etc-libvirt": Path("/etc/libvirt"), "etc-sudoers.d": Path("/etc/sudoers.d")}
 NOT_COPIED = ("storage", "secrets", "autostart")  # the host's pools, secrets, autostart links
 
 
@@ -72,6 +76,10 @@ class Node:
         return self.layout.mount_ns(self.name)
 
     @property
+    def uts_ns(self) -> Path:
+        return self.layout.uts_ns(self.name)
+
+    @property
     def directory(self) -> Path:
         return self.layout.node_dir(self.name)
 
@@ -87,13 +95,19 @@ class Node:
 
     def enter(self, argv: Sequence[str]) -> list[str]:
         """``argv`` run inside the node: its mount and network namespaces, as root."""
-        return ["nsenter", f"--mount={self.mount_ns}", f"--net={self.netns_path}", "--", *argv]
+        namespaces = [
+            f"--mount={self.mount_ns}",
+            f"--uts={self.uts_ns}",
+            f"--net={self.netns_path}",
+        ]
+        return ["nsenter", *namespaces, "--", *argv]
 
     def run(self, argv: Sequence[str], check: bool = True) -> str:
         return self.runner.run(self.enter(argv), check).out
 
     def exists(self) -> bool:
-        return self.netns_path.exists() and is_mount_point(self.mount_ns)
+        pinned = is_mount_point(self.mount_ns) and is_mount_point(self.uts_ns)
+        return self.netns_path.exists() and pinned
 
     def create(self) -> None:
         """Make whatever of the node is missing (a second call makes nothing)."""
@@ -101,10 +115,19 @@ class Node:
         if not self.netns_path.exists():
             self.runner.run(["ip", "netns", "add", self.layout.netns(self.name)])
         self.runner.run(["ip", "-n", self.layout.netns(self.name), "link", "set", "lo", "up"])
-        if not is_mount_point(self.mount_ns):
+        if not (is_mount_point(self.mount_ns) and is_mount_point(self.uts_ns)):
+            self._unpin()
             self._pin_dir()
             self.mount_ns.touch()
+            self.uts_ns.touch()
             self.runner.run(self._unshare())
+
+    def _unpin(self) -> None:
+        """Release a half-made pair of namespaces (one pinned, the other not)."""
+        for pinned in (self.mount_ns, self.uts_ns):
+            if is_mount_point(pinned):
+                self.runner.run(["umount", str(pinned)])
+            pinned.unlink(missing_ok=True)
 
     def _make_dirs(self) -> None:
         for sub in ("state", "etc"):
@@ -113,8 +136,9 @@ class Node:
             if not Path(target).is_dir():
                 raise TestbedError(detail=f"{target} is missing: is its package installed?")
             path = self.directory / sub
-            if sub == "etc-libvirt" and not path.exists():
-                shutil.copytree(HOST_LIBVIRT, path, symlinks=True, ignore=_libvirt_copy_ignores)
+            if sub in COPIED and not path.exists():
+                ignore = _libvirt_copy_ignores if sub == "etc-libvirt" else None
+                shutil.copytree(COPIED[sub], path, symlinks=True, ignore=ignore)
             path.mkdir(parents=True, exist_ok=True)
 
     def _pin_dir(self) -> None:
@@ -126,6 +150,7 @@ class Node:
 
     def _unshare(self) -> list[str]:
         steps = [
+            f"hostname {shlex.quote(self.name)}",
             "mount -t tmpfs -o mode=0755 tmpfs /run",
             "mkdir /run/.cgroup",
             "mount --rbind /sys/fs/cgroup /run/.cgroup",
@@ -136,7 +161,8 @@ class Node:
         for sub, target in BINDS:
             steps.append(f"mount --bind {shlex.quote(str(self.directory / sub))} {target}")
         return [
-            "unshare", f"--mount={self.mount_ns}", "--propagation", "private",
+            "unshare", f"--mount={self.mount_ns}", f"--uts={self.uts_ns}",
+            "--propagation", "private",
             "nsenter", f"--net={self.netns_path}", "--", "sh", "-ec", "\n".join(steps),
         ]  # fmt: skip
 
@@ -147,9 +173,7 @@ class Node:
     def remove(self) -> list[int]:
         """End every process of the node, then its namespaces and directory; PIDs never gone."""
         left = procs.end(self.processes())
-        if is_mount_point(self.mount_ns):
-            self.runner.run(["umount", str(self.mount_ns)])
-        self.mount_ns.unlink(missing_ok=True)
+        self._unpin()
         if self.netns_path.exists():
             self.runner.run(["ip", "netns", "delete", self.layout.netns(self.name)])
         shutil.rmtree(self.directory, ignore_errors=True)
