@@ -9,7 +9,7 @@ import pytest
 
 from saphira.devtools.testbed import procs
 from saphira.devtools.testbed.errors import TestbedError
-from saphira.devtools.testbed.runner import Result, SystemRunner
+from saphira.devtools.testbed.runner import TIMEOUT, Result, SystemRunner
 from saphira.devtools.testbed.state import Started, start_time
 from tests.integration.testbed.conftest import new_bed
 from tests.integration.testbed.footprint import footprint
@@ -49,10 +49,10 @@ def test_down_after_up_leaves_nothing_behind() -> None:
 class FailingRunner(SystemRunner):
     """Fails the command that would make node2's provider veth, as a broken host would."""
 
-    def run(self, argv: Sequence[str], check: bool = True) -> Result:
+    def run(self, argv: Sequence[str], check: bool = True, timeout: float = TIMEOUT) -> Result:
         if "veth" in argv and "eth1" in argv and any("node2" in arg for arg in argv):
             raise TestbedError(detail="injected failure")
-        return super().run(argv, check)
+        return super().run(argv, check, timeout)
 
 
 def test_down_after_a_half_failed_up_leaves_nothing_behind() -> None:

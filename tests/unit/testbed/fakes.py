@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from saphira.devtools.testbed.runner import Result, failed
+from saphira.devtools.testbed.runner import TIMEOUT, Result, failed
 
 
 class FakeRunner:
@@ -12,7 +12,7 @@ class FakeRunner:
         self.answers = answers or {}
         self.calls: list[list[str]] = []
 
-    def run(self, argv: Sequence[str], check: bool = True) -> Result:
+    def run(self, argv: Sequence[str], check: bool = True, timeout: float = TIMEOUT) -> Result:
         self.calls.append(list(argv))
         for length in range(len(argv), 0, -1):
             found = self.answers.get(tuple(argv[:length]))

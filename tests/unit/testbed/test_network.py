@@ -46,7 +46,7 @@ def test_a_veth_whose_node_end_went_is_made_again() -> None:
 
 def test_the_join_runs_the_tool_inside_the_node_without_questions() -> None:
     node = Node(LAYOUT, "node1", FakeRunner())
-    command = Join(node, "10.150.0.1").command("/venv/bin/saphira-openstack-setup-compute")
+    command = Join(node, "10.150.0.1", "TOKEN").command("/venv/bin/saphira-openstack-setup-compute")
     pins = [
         "--mount=/run/saphira-testbed/ns/dev-node1",
         "--uts=/run/saphira-testbed/ns/dev-node1.uts",
@@ -55,4 +55,6 @@ def test_the_join_runs_the_tool_inside_the_node_without_questions() -> None:
     assert command[5] == "/venv/bin/saphira-openstack-setup-compute"
     assert command[command.index("--controller") + 1] == "10.150.0.1"
     assert command[command.index("--provider-nic") + 1] == "eth1"
+    assert command[command.index("--token") + 1] == "TOKEN"
+    assert command[command.index("--host") + 1] == "node1"
     assert "--non-interactive" in command

@@ -16,7 +16,8 @@ from saphira.devtools.testbed import procs
 from saphira.devtools.testbed.controller import SERVICES, Controller, reap
 from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.errors import TestbedError
-from saphira.devtools.testbed.join import Join, tool_path
+from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
+from saphira.devtools.testbed.join import TOOL, Join, tool_path
 from saphira.devtools.testbed.layout import Addresses, Layout
 from saphira.devtools.testbed.mounts import is_mount_point
 from saphira.devtools.testbed.network import Network
@@ -66,6 +67,7 @@ class Bed:
     runner: Runner
     say: Callable[[str], None] = print
     state: BedState | None = field(default=None)
+    join_tool: Callable[[], str | None] = tool_path
 
     def _state(self, backend: str, servers: Servers | None) -> BedState:
         if self.state is None:
@@ -111,14 +113,17 @@ class Bed:
         return state
 
     def join(self, name: str) -> None:
-        """Run the join tool inside the node; until it is installed, say how to."""
+        """Run the join tool inside the node with a fresh token; until it is installed, say how."""
         assert self.state is not None
+        controller = self.controller(self.state)
         step = Join(self.node(name), Addresses(self.state.octet).controller)
-        tool = tool_path()
-        if tool is None:
-            self.say(f"{name}: ready to join: {' '.join(step.command())}")
+        tool = self.join_tool()
+        if tool is None or controller is None:
+            why = "no controller" if controller is None else f"{TOOL} is not installed"
+            self.say(f"{name}: ready to join ({why}): {' '.join(step.command())}")
             return
-        self.runner.run(step.command(tool))
+        step = Join(step.node, step.controller, controller.join_token())
+        self.runner.run(step.command(tool), timeout=JOIN_TIMEOUT)
         self.say(f"{name}: joined")
 
     def down(self) -> list[str]:

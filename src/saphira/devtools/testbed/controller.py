@@ -133,6 +133,16 @@ class Controller:
         _wait_ready(process, log, module)
         return process.pid
 
+    def join_token(self) -> str:
+        """A single-use join token (``saphira-manage compute-token create``), for one node."""
+        files = [self.directory / "state" / "saphira.conf", self.directory / "nova.conf"]
+        argv = [sys.executable, "-m", "saphira.cmd.manage"]
+        argv += [arg for path in files for arg in ("--config-file", str(path))]
+        out = self.runner.run([*argv, "compute-token", "create"]).out.strip()
+        if not out:
+            raise TestbedError(detail="saphira-manage compute-token create printed no token")
+        return out.splitlines()[-1]
+
     def down(self) -> None:
         """Drop the bed's virtual host and databases (its processes end by PID in Bed.down)."""
         self.vhost.delete()

@@ -2,9 +2,11 @@
 
 ``saphira-openstack-setup-compute`` does the join (writes the node's Saphira
 configuration, starts its agents); the bed never writes that configuration
-itself. ``join_command`` is how the bed runs it: non-interactive, inside the
-node's namespaces, with the controller's management address, the node's
-provider NIC and the node's own directories.
+itself. ``Join.command`` is how the bed runs it: non-interactive, inside the
+node's namespaces, with a join token from the controller (``saphira-manage
+compute-token create``: the controller's addresses, credentials and
+endpoints in one argument), the node's provider NIC, its name as the compute
+host and the node's own directories.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from saphira.devtools.testbed.layout import PROVIDER_NIC
 from saphira.devtools.testbed.node import Node
 
 TOOL = "saphira-openstack-setup-compute"
+TIMEOUT = 600.0  # the tool waits (bounded, 300 s by default) until the controller sees the node
 
 
 def tool_path() -> str | None:
@@ -30,11 +33,12 @@ def tool_path() -> str | None:
 class Join:
     node: Node
     controller: str
+    token: str = "<saphira-manage compute-token create>"
 
     def arguments(self) -> list[str]:
         return [
-            "--non-interactive", "--controller", self.controller,
-            "--provider-nic", PROVIDER_NIC,
+            "--non-interactive", "--token", self.token, "--controller", self.controller,
+            "--provider-nic", PROVIDER_NIC, "--host", self.node.name,
             "--config-dir", str(self.node.config_dir), "--state-dir", str(self.node.state_dir),
         ]  # fmt: skip
 

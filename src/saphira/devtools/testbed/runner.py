@@ -20,8 +20,8 @@ class Result:
 
 
 class Runner(Protocol):
-    def run(self, argv: Sequence[str], check: bool = True) -> Result:
-        """Run ``argv``; with ``check``, a non-zero exit raises TestbedError."""
+    def run(self, argv: Sequence[str], check: bool = True, timeout: float = TIMEOUT) -> Result:
+        """Run ``argv`` (at most ``timeout`` s); with ``check``, a non-zero exit raises."""
         ...
 
 
@@ -33,10 +33,10 @@ def failed(argv: Sequence[str], result: Result) -> TestbedError:
 class SystemRunner:
     """Runs each command to its end, its output captured (never a shell)."""
 
-    def run(self, argv: Sequence[str], check: bool = True) -> Result:
+    def run(self, argv: Sequence[str], check: bool = True, timeout: float = TIMEOUT) -> Result:
         try:
             done = subprocess.run(
-                list(argv), capture_output=True, text=True, timeout=TIMEOUT, check=False
+                list(argv), capture_output=True, text=True, timeout=timeout, check=False
             )
         except (OSError, subprocess.TimeoutExpired) as error:
             raise TestbedError(detail=f"{' '.join(argv)}: {error}") from None
