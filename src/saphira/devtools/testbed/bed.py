@@ -5,11 +5,14 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import shutil
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from saphira.devtools.testbed import procs
@@ -70,14 +73,22 @@ class Bed:
     join_tool: Callable[[], str | None] = tool_path
 
     def _state(self, backend: str, servers: Servers | None) -> BedState:
-        if self.state is None:
-            self.state = BedState.load(self.layout.state_file)
-        if self.state is None:
-            octet = choose_octet(self.layout, self.runner)
-            self.state = BedState(self.layout.bed, octet, list(self.layout.nodes), backend)
-        if servers is not None:
-            self.state.database_url, self.state.rabbit_url = servers.database, servers.rabbit
-        self.state.save(self.layout.state_file)
+        """The bed's state, made and saved first; beds starting at once take turns
+        (a lock on the run directory) so two never choose the same network."""
+        self.layout.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.layout.run_dir, os.O_RDONLY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if self.state is None:
+                self.state = BedState.load(self.layout.state_file)
+            if self.state is None:
+                octet = choose_octet(self.layout, self.runner)
+                self.state = BedState(self.layout.bed, octet, list(self.layout.nodes), backend)
+            if servers is not None:
+                self.state.database_url, self.state.rabbit_url = servers.database, servers.rabbit
+            self.state.save(self.layout.state_file)
+        finally:
+            os.close(fd)
         return self.state
 
     def controller(self, state: BedState) -> Controller | None:
@@ -127,24 +138,48 @@ class Bed:
         self.say(f"{name}: joined")
 
     def down(self) -> list[str]:
-        """Remove everything the bed made; what could not be removed (empty when clean)."""
-        state = BedState.load(self.layout.state_file) or BedState(self.layout.bed, 0, [])
-        problems = []
-        for name in self.layout.nodes:
-            node = self.node(name)
-            left = Daemons(node).stop(state) if node.exists() else []
-            left += node.remove()
-            problems += [f"{name}: pid {pid} did not end" for pid in left]
-        strays = [s.pid for s in state.started if s.alive()]
-        problems += [f"pid {pid} did not end" for pid in procs.end(strays)]
+        """Remove everything the bed made; what could not be removed (empty when clean).
+
+        Every step runs whatever an earlier one could not do; the state file
+        stays while something is left, so a later ``down`` tries again.
+        """
+        problems: list[str] = []
+        try:
+            state = BedState.load(self.layout.state_file)
+        except TestbedError as error:
+            problems.append(error.message)
+            state = None
+        state = state or BedState(self.layout.bed, 0, [])
+        steps = [partial(self._remove_node, name, state) for name in self.layout.nodes]
+        steps += [partial(self._end_controller, state), partial(self._remove_network, state)]
+        for step in steps:
+            try:
+                problems += step()
+            except TestbedError as error:
+                problems.append(error.message)
+        if not problems:
+            self.layout.state_file.unlink(missing_ok=True)
+        _remove_dirs(self.layout, self.runner)
+        return problems
+
+    def _remove_node(self, name: str, state: BedState) -> list[str]:
+        node = self.node(name)
+        left = Daemons(node).stop(state) if node.exists() else []
+        left += node.remove()
+        return [f"{name}: pid {pid} did not end" for pid in left]
+
+    def _end_controller(self, state: BedState) -> list[str]:
+        """The controller's processes (and any other the bed started), then its servers' share."""
+        left = procs.end([s.pid for s in state.started if s.alive()])
         reap()
         controller = self.controller(state)
         if controller is not None:
             controller.down()
+        return [f"pid {pid} did not end" for pid in left]
+
+    def _remove_network(self, state: BedState) -> list[str]:
         Network(self.layout, Addresses(state.octet), self.runner).remove()
-        self.layout.state_file.unlink(missing_ok=True)
-        _remove_dirs(self.layout, self.runner)
-        return problems
+        return []
 
     def status(self) -> list[str]:
         state = BedState.load(self.layout.state_file)

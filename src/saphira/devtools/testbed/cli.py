@@ -11,6 +11,7 @@ from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.errors import TestbedError
 from saphira.devtools.testbed.layout import Layout, check_name
 from saphira.devtools.testbed.runner import SystemRunner
+from saphira.exception import SaphiraError
 
 NODES = ("node1", "node2")
 BACKENDS = {"postgresql": "SAPHIRA_TEST_POSTGRESQL", "mariadb": "SAPHIRA_TEST_MARIADB"}
@@ -64,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lines = lines or [f"bed {args.name}: removed"]
         else:
             lines = bed.status()
-    except TestbedError as error:
+    except SaphiraError as error:  # TestbedError, or a first-start step's database error
         print(f"testbed: {error.message}", file=sys.stderr)
         return 1
     print("\n".join(lines))

@@ -75,7 +75,12 @@ class Controller:
         nova_conf = self._write_conf(account)
         conf, _ = service_up.configure(str(self.directory / "state"), [str(nova_conf)])
         firstrun.prepare(conf)
-        reach.ensure(account, reach.needed(str(self.directory)))
+        try:
+            reach.ensure(account, reach.needed(str(self.directory)))
+        except reach.ReachError as error:
+            raise TestbedError(
+                detail=f"the {USER} user cannot reach the controller: {error}"
+            ) from None
         unprivileged.hand_over(str(self.directory / "state"), account)
         for module in SERVICES:
             if not _running(state, f"controller/{module}"):

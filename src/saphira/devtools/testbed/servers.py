@@ -71,7 +71,10 @@ def _admin(base: str) -> Iterator[sa.Connection]:
     url = make_url(base)
     if url.get_backend_name() == "postgresql":
         url = url.set(database="postgres")
-    engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+    except (sa.exc.SQLAlchemyError, ImportError) as error:
+        raise TestbedError(detail=f"database server {url!r}: {error}") from None
     try:
         with engine.connect() as conn:
             yield conn
