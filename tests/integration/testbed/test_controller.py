@@ -6,16 +6,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
-from saphira.devtools.testbed.bed import Bed, Servers
+from saphira.devtools.testbed.bed import Bed
 from saphira.devtools.testbed.layout import Addresses
-from tests.environment import require_tools, server_url
+from tests.environment import server_url
 from tests.functional.cloud import OPENSTACK
 from tests.functional.process import clean_env
-from tests.integration.testbed.conftest import new_bed
 
 pytestmark = pytest.mark.integration
 FETCH = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).status)"
@@ -26,33 +24,21 @@ AMQP = (
 )
 
 
-@pytest.fixture(scope="module")
-def controlled() -> Iterator[Bed]:
-    require_tools("socat", "rabbitmqctl")
-    servers = Servers(server_url("SAPHIRA_TEST_POSTGRESQL"), server_url("SAPHIRA_TEST_RABBIT"))
-    made = new_bed()
-    try:
-        made.up(servers=servers)
-        yield made
-    finally:
-        assert made.down() == []
-
-
 def _controller(bed: Bed) -> str:
     assert bed.state is not None
     return Addresses(bed.state.octet).controller
 
 
-def test_each_node_reaches_the_controllers_identity_api_and_rabbitmq(controlled: Bed) -> None:
-    address = _controller(controlled)
-    for name in controlled.layout.nodes:
-        node = controlled.node(name)
+def test_each_node_reaches_the_controllers_identity_api_and_rabbitmq(controlled_bed: Bed) -> None:
+    address = _controller(controlled_bed)
+    for name in controlled_bed.layout.nodes:
+        node = controlled_bed.node(name)
         assert node.run([sys.executable, "-c", FETCH, f"http://{address}:5000/v3"]).strip() == "200"
         assert node.run([sys.executable, "-c", AMQP, address]).strip() == "1"
 
 
-def test_the_controller_runs_the_conductor_and_the_scheduler(controlled: Bed) -> None:
-    clouds = controlled.layout.bed_dir / "controller" / "state" / "clouds.yaml"
+def test_the_controller_runs_the_conductor_and_the_scheduler(controlled_bed: Bed) -> None:
+    clouds = controlled_bed.layout.bed_dir / "controller" / "state" / "clouds.yaml"
     env = clean_env(OS_CLIENT_CONFIG_FILE=str(clouds))
     listed = subprocess.run(
         [OPENSTACK, "--os-cloud", "admin", "compute", "service", "list", "-f", "json"],
@@ -75,12 +61,12 @@ def _databases(base: str) -> list[str]:
         engine.dispose()
 
 
-def test_down_drops_the_beds_databases_and_virtual_host(controlled: Bed) -> None:
+def test_down_drops_the_beds_databases_and_virtual_host(controlled_bed: Bed) -> None:
     """Runs last: the module's bed is down afterwards (the fixture's down then finds nothing)."""
-    prefix = f"saphira_tb_{controlled.layout.bed}"
+    prefix = f"saphira_tb_{controlled_bed.layout.bed}"
     base = server_url("SAPHIRA_TEST_POSTGRESQL")
     assert any(name.startswith(prefix) for name in _databases(base))
-    assert controlled.down() == []
+    assert controlled_bed.down() == []
     assert [name for name in _databases(base) if name.startswith(prefix)] == []
     vhosts = subprocess.run(["rabbitmqctl", "-q", "list_vhosts", "name"],
                             capture_output=True, text=True, check=True, timeout=60)  # fmt: skip

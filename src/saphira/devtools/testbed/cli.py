@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.errors import TestbedError
@@ -38,13 +38,13 @@ def parser() -> argparse.ArgumentParser:
     return made
 
 
-def servers(args: argparse.Namespace) -> Servers | None:
+def servers(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Servers | None:
     """The controller's servers from the flags or the test servers' variables."""
     if args.command != "up" or args.no_controller:
         return None
     backend = "mariadb" if args.mariadb else "postgresql"
-    database = args.database_url or os.environ.get(BACKENDS[backend], "")
-    rabbit = args.transport_url or os.environ.get(RABBIT, "")
+    database = args.database_url or env.get(BACKENDS[backend], "")
+    rabbit = args.transport_url or env.get(RABBIT, "")
     if not (database and rabbit):
         raise TestbedError(
             detail=f"the controller needs --database-url or ${BACKENDS[backend]} and "
