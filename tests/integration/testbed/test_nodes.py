@@ -56,6 +56,19 @@ def test_each_node_has_its_own_host_name_and_sudoers_directory(bed: Bed) -> None
     assert two.runner.run(two.enter(["cat", rule]), check=False).code != 0
 
 
+def test_a_namespace_made_inside_a_node_is_that_nodes_alone(bed: Bed) -> None:
+    """As the DHCP agent's ``qdhcp-<network>`` namespaces will be (under the node's /run)."""
+    one, two = _nodes(bed)
+    name = f"qdhcp-{bed.layout.bed}"
+    one.run(["ip", "netns", "add", name])
+    try:
+        assert "lo" in one.run(["ip", "netns", "exec", name, "ip", "-o", "link"])
+        assert name not in two.run(["ip", "netns", "list"])
+        assert not Path("/run/netns", name).exists()
+    finally:
+        one.run(["ip", "netns", "delete", name], check=False)
+
+
 def _domain_xml(name: str, directory: Path, image: GuestImage) -> Path:
     directory.mkdir(exist_ok=True)
     for source in (image.vmlinux, image.initramfs):
@@ -163,3 +176,8 @@ def test_status_says_what_runs_where(bed: Bed) -> None:
         for daemon in ("libvirtd", "ovs-vswitchd"):
             assert f"{name}/{daemon}: pid" in shown
     assert "NOT running" not in shown
+    listed = subprocess.run(
+        [sys.executable, "-m", "saphira.devtools.testbed", "list"],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    assert bed.layout.bed in listed.split()

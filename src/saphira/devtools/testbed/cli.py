@@ -1,4 +1,7 @@
-"""``python -m saphira.devtools.testbed up|down|status`` (``./tools/dev testbed``)."""
+"""``python -m saphira.devtools.testbed up|down|status|list`` (``./tools/dev testbed``).
+
+``list`` names every bed with a state file (a test run killed before its
+``down`` leaves one; ``down --name`` removes it)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.errors import TestbedError
-from saphira.devtools.testbed.layout import Layout, check_name
+from saphira.devtools.testbed.layout import RUN_DIR, Layout, check_name
 from saphira.devtools.testbed.runner import SystemRunner
 from saphira.exception import SaphiraError
 
@@ -24,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
         description="A controller and compute nodes on one machine, each node in its own "
         "network and mount namespaces (run as root).",
     )
-    made.add_argument("command", choices=("up", "down", "status"))
+    made.add_argument("command", choices=("up", "down", "status", "list"))
     made.add_argument("--name", default="dev", help="the bed's name (1-6 of [a-z0-9]; default dev)")
     made.add_argument(
         "--mariadb", action="store_true", help="the controller on MariaDB instead of PostgreSQL"
@@ -63,6 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif args.command == "down":
             lines = [f"not removed: {problem}" for problem in bed.down()]
             lines = lines or [f"bed {args.name}: removed"]
+        elif args.command == "list":
+            names = sorted(path.stem for path in RUN_DIR.glob("*.json"))
+            lines = names or ["no bed is up"]
         else:
             lines = bed.status()
     except SaphiraError as error:  # TestbedError, or a first-start step's database error
