@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from saphira.devtools.testbed import procs
 from saphira.devtools.testbed.bed import Bed
 from saphira.devtools.testbed.daemons import URI, Daemons
 from saphira.devtools.testbed.layout import PROVIDER_NIC, Addresses
@@ -154,14 +155,21 @@ def test_the_provider_network_connects_node1_to_node2(bed: Bed) -> None:
 
 def test_a_second_up_keeps_what_runs_and_makes_what_is_missing(bed: Bed) -> None:
     assert bed.state is not None
-    before = {(s.label, s.pid) for s in bed.state.started}
+    before = {s.label: s.pid for s in bed.state.started}
+    assert len(before) == 8  # virtlogd, libvirtd, ovsdb-server, ovs-vswitchd on each node
     _, two = _nodes(bed)
     bed.runner.run(["ip", "link", "delete", bed.layout.veth("node2", "p")])  # takes eth1 along
     assert bed.runner.run(two.enter(["ip", "link", "show", PROVIDER_NIC]), check=False).code != 0
+    assert procs.end([before["node2/libvirtd"]]) == []
     bed.up()
-    assert {(s.label, s.pid) for s in bed.state.started} == before
+    after = {s.label: s.pid for s in bed.state.started}
+    assert after["node2/libvirtd"] != before["node2/libvirtd"]
+    assert {k: v for k, v in after.items() if k != "node2/libvirtd"} == {
+        k: v for k, v in before.items() if k != "node2/libvirtd"
+    }
     two.run(["ip", "link", "show", PROVIDER_NIC])
-    assert len(before) == 8  # virtlogd, libvirtd, ovsdb-server, ovs-vswitchd on each node
+    assert Daemons(two).domains() == []  # node2's new libvirtd answers
+    two.run(["virsh", "-c", URI, "version"])
 
 
 def test_status_says_what_runs_where(bed: Bed) -> None:
