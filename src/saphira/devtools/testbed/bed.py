@@ -196,6 +196,11 @@ class Bed:
             address, netns = Addresses(state.octet).node(index), self.layout.netns(name)
             count = len(node.processes())
             lines.append(f"  {name}: {where}, {address}, netns {netns}, {count} processes")
+            lines.append(f"    enter: {' '.join(node.enter(['bash']))}")
+        controller = self.controller(state)
+        if controller is not None:
+            clouds = controller.directory / "state" / "clouds.yaml"
+            lines.append(f"  openstack: OS_CLIENT_CONFIG_FILE={clouds} openstack --os-cloud admin")
         return lines
 
 
