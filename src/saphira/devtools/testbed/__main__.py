@@ -1,0 +1,5 @@
+import sys
+
+from saphira.devtools.testbed.cli import main
+
+sys.exit(main())
