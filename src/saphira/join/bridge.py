@@ -1,11 +1,16 @@
 """The provider bridge: an OVS bridge holding the chosen NIC, made idempotently.
 
-``ensure`` only writes what is missing (``--may-exist``), and refuses a NIC
-that is already a port of another bridge. ``ports`` reads a bridge's ports
-for ``--check``.
+The bridge is made as the L2 agent's privileged helper makes its bridges
+(``saphira.privsep.ovs.add_bridge``): ``fail_mode=secure`` (no flow but the
+agent's forwards) on the kernel datapath where ``ovs-dpctl show`` answers,
+else the userspace one. ``ensure`` only writes what is missing
+(``--may-exist``), and refuses a NIC that is already a port of another
+bridge. ``ports`` reads a bridge's ports for ``--check``.
 """
 
 from __future__ import annotations
+
+import time
 
 from saphira.exception import JoinRefused
 from saphira.join.runner import Runner
@@ -29,8 +34,10 @@ def ensure(runner: Runner, bridge: str, nic: str) -> list[str]:
     done: list[str] = []
     present = ports(runner, bridge)
     if present is None:
-        _must(runner, ["ovs-vsctl", "--may-exist", "add-br", bridge])
-        done.append(f"made the bridge {bridge}")
+        datapath = "system" if runner.run(["ovs-dpctl", "show"]).ok else "netdev"
+        _must(runner, ["ovs-vsctl", "--may-exist", "add-br", bridge, "--", "set", "Bridge",
+                       bridge, f"datapath_type={datapath}", "fail_mode=secure"])  # fmt: skip
+        done.append(f"made the bridge {bridge} ({datapath} datapath, fail_mode secure)")
         present = []
     if nic not in present:
         owner = runner.run(["ovs-vsctl", "port-to-br", nic])
@@ -41,6 +48,16 @@ def ensure(runner: Runner, bridge: str, nic: str) -> list[str]:
             )
         _must(runner, ["ovs-vsctl", "--may-exist", "add-port", bridge, nic])
         done.append(f"added {nic} to {bridge}")
-    for link in (nic, bridge):
-        _must(runner, ["ip", "link", "set", link, "up"])
+    _must(runner, ["ip", "link", "set", nic, "up"])
+    _bridge_up(runner, bridge)
     return done
+
+
+def _bridge_up(runner: Runner, bridge: str, timeout: float = 10.0) -> None:
+    """The bridge's own device appears once ovs-vswitchd made it (userspace: a moment later)."""
+    deadline = time.monotonic() + timeout
+    while not runner.run(["ip", "link", "show", bridge]).ok:
+        if time.monotonic() >= deadline:
+            raise JoinRefused(reason=f"OVS made {bridge}, but no device {bridge} appeared")
+        time.sleep(0.1)
+    _must(runner, ["ip", "link", "set", bridge, "up"])

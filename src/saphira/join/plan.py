@@ -10,6 +10,7 @@ without ``--allow-default-route-nic``, a NIC that does not exist, no IPv4.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,10 +88,16 @@ def refuse_if(problems: list[str]) -> None:
 
 
 def files(
-    answers: Answers, node: render.Node, layout: Layout, systemd: bool, modular: bool, user: str
+    answers: Answers,
+    node: render.Node,
+    layout: Layout,
+    systemd: bool,
+    modular: bool,
+    user: str,
+    programs: Mapping[str, str] | None = None,
 ) -> tuple[list[Planned], tuple[svc.Service, ...]]:
     """Every file the join writes, and the services it runs."""
-    services = svc.node_services(layout.conf_dir, layout.agent_conf, user)
+    services = svc.node_services(layout.conf_dir, layout.agent_conf, user, programs)
     planned = [
         Planned(layout.compute_conf, render.compute_conf(answers, node)),
         Planned(layout.agent_conf, render.agent_conf(answers)),

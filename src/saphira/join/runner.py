@@ -59,7 +59,7 @@ def is_read(argv: Sequence[str]) -> bool:
     if not argv:
         return False
     name, words = argv[0].rsplit("/", 1)[-1], [a for a in argv[1:] if not a.startswith("-")]
-    if name in ("uname", "lsblk", "pgrep", "id"):
+    if name in ("uname", "lsblk", "pgrep", "id") or (name, *argv[1:]) == ("ovs-dpctl", "show"):
         return True
     if name == "ip":
         return len(words) >= 1 and (len(words) == 1 or words[1] in _IP_READS)

@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,12 +38,18 @@ def command(name: str) -> str:
     return shutil.which(name) or f"/usr/local/bin/{name}"
 
 
-def node_services(conf_dir: Path, agent_conf: Path, user: str) -> tuple[Service, ...]:
-    conf = conf_dir / "saphira.conf"
+def node_services(
+    conf_dir: Path, agent_conf: Path, user: str, programs: Mapping[str, str] | None = None
+) -> tuple[Service, ...]:
+    """The compute agent and the network agents; ``programs`` replaces an entry point
+    (tests run stand-ins where the real agent cannot run)."""
+    conf, chosen = conf_dir / "saphira.conf", programs or {}
     return (
-        Service(COMPUTE, (command(COMPUTE), "--config-file", str(conf)), user),
-        Service(NETWORK_AGENT, (command(NETWORK_AGENT), "--config-file", str(conf),
-                                "--config-file", str(agent_conf)), user),
+        Service(COMPUTE, (chosen.get(COMPUTE) or command(COMPUTE), "--config-file", str(conf)),
+                user),
+        Service(NETWORK_AGENT, (chosen.get(NETWORK_AGENT) or command(NETWORK_AGENT),
+                                "--config-file", str(conf), "--config-file", str(agent_conf)),
+                user),
     )  # fmt: skip
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import pwd
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -34,6 +35,7 @@ class Options:
     allow_default_route_nic: bool = False
     user: str = "saphira"
     compute_driver: str = "libvirt.LibvirtDriver"
+    programs: Mapping[str, str] = field(default_factory=dict)  # stand-ins (tests)
 
 
 def say(out: TextIO, lines: list[str]) -> None:
@@ -168,7 +170,7 @@ def join(
     systemd = machine.systemd() and layout.root == Path("/")
     planned, services = plan.files(
         answers, node_of(found, virt, options), layout, systemd, machine.modular_libvirt(),
-        options.user,
+        options.user, options.programs,
     )  # fmt: skip
     outcomes = write_files(planned, options, machine, out)
     say(out, screen.outcome_lines(outcomes))

@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from saphira.clients.fake import FakeTransport
 from saphira.join import services as svc
@@ -14,7 +15,7 @@ from saphira.join.machine import Machine
 from saphira.join.runner import Done, Subprocess, is_read
 from saphira.virt.kvm_probe import ProbeResult
 
-LINKS = [
+LINKS: list[dict[str, Any]] = [
     {
         "ifname": "lo",
         "link_type": "loopback",
@@ -87,12 +88,16 @@ class FakeHost:
             if route is None:
                 return Done(2, "", "RTNETLINK answers: Network is unreachable")
             return Done(0, json.dumps([route]))
-        if args[:3] == ("ip", "link", "set"):
+        if args[:3] == ("ip", "link", "set") or args == ("ovs-dpctl", "show"):
             return Done(0)
+        if args[:3] == ("ip", "link", "show"):
+            known = [str(link["ifname"]) for link in LINKS] + list(self.bridges)
+            return Done(0) if args[3] in known else Done(1, "", "does not exist")
         raise AssertionError(f"FakeHost: nothing programmed for {args}")
 
     def _ovs(self, args: tuple[str, ...]) -> Done:
-        words = [a for a in args if not a.startswith("--")]
+        words = [a for a in args[: args.index("--")] if a != "--"] if "--" in args else list(args)
+        words = [a for a in words if not a.startswith("--")]
         verb, rest = words[0], words[1:]
         if verb == "br-exists":
             return Done(0 if rest[0] in self.bridges else 2)
