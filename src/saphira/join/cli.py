@@ -105,8 +105,10 @@ def _join(args: argparse.Namespace, machine: Machine, stdin: TextIO, out: TextIO
     programs = dict(item.split("=", 1) for item in args.program)
     options = steps.Options(_layout(args), args.force, args.allow_default_route_nic,
                             args.service_user, args.compute_driver, programs)  # fmt: skip
-    services = steps.join(answers, found, virt, options, machine, out)
-    return ending.finish(answers, services, machine, args.wait, out)
+    if not steps.join(answers, found, virt, options, machine, out):
+        out.write("ERROR: a service is not running: read its log (above), then join again\n")
+        return 1
+    return ending.finish(answers, machine, args.wait, out)
 
 
 def main(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from saphira.join import services as svc
 from saphira.join.answers import Answers
 from saphira.join.controller import Controller, Credentials, wait_admitted
 from saphira.join.machine import Machine
@@ -32,10 +31,7 @@ def credentials(answers: Answers) -> Credentials:
     return Credentials(answers.identity_url, answers.region, "nova", answers.nova_password)
 
 
-def finish(
-    answers: Answers, services: tuple[svc.Service, ...], machine: Machine, wait: float,
-    out: TextIO,
-) -> int:  # fmt: skip
+def finish(answers: Answers, machine: Machine, wait: float, out: TextIO) -> int:
     out.write(f"{NOTE}\n")
     if wait <= 0:
         out.write("Not waiting for the controller (--wait 0).\n" + ADMIT + "\n")

@@ -163,8 +163,8 @@ def checked_reach(
 def join(
     answers: Answers, found: facts.Facts, virt: kvm_probe.VirtTypeDecision, options: Options,
     machine: Machine, out: TextIO,
-) -> tuple[svc.Service, ...]:  # fmt: skip
-    """Check, write, start; the services now running."""
+) -> bool:  # fmt: skip
+    """Check, write, start; whether every service runs."""
     checked_reach(answers, machine, found, options, out)
     layout = options.layout
     systemd = machine.systemd() and layout.root == Path("/")
@@ -179,6 +179,8 @@ def join(
     say(out, [f"bridge: {line}" for line in made]
         or [f"bridge: {answers.bridge} already holds {answers.provider_nic}"])  # fmt: skip
     say(out, start_services(services, outcomes, options, machine, systemd))
-    if not systemd:
-        say(out, wait_active(services, layout.state))
-    return services
+    if systemd:
+        return True
+    lines = wait_active(services, layout.state)
+    say(out, lines)
+    return all(": active" in line for line in lines)
