@@ -34,6 +34,8 @@ class Answers:
     neutron_password: str
     metadata_secret: str
     glance_url: str
+    placement_url: str
+    network_url: str
     novncproxy_base_url: str
     host: str
     management_nic: str  # "" when not named: then any interface but the provider NIC
@@ -76,6 +78,8 @@ QUESTIONS = (
     Question("neutron_password", "Password of the service user neutron", None, secret=True),
     Question("metadata_secret", "Metadata proxy shared secret (empty: none)", _const("")),
     Question("glance_url", "Image API URL", _on_controller("http://{controller}:9292")),
+    Question("placement_url", "Placement API URL", _on_controller("http://{controller}:8778")),
+    Question("network_url", "Network API URL", _on_controller("http://{controller}:9696")),
     Question("novncproxy_base_url", "noVNC proxy base URL",
              _on_controller("http://{controller}:6080/vnc_auto.html")),
     Question("host", "This compute host's name", None),

@@ -28,7 +28,9 @@ class Node:
     compute_driver: str = "libvirt.LibvirtDriver"
 
 
-def _service(group: str, answers: Answers, user: str, password: str) -> list[str]:
+def _service(
+    group: str, answers: Answers, user: str, password: str, endpoint: str = ""
+) -> list[str]:
     first = (
         f"www_authenticate_uri = {answers.identity_url}"
         if group == "keystone_authtoken"
@@ -38,6 +40,7 @@ def _service(group: str, answers: Answers, user: str, password: str) -> list[str
         "", f"[{group}]", first, f"auth_url = {answers.identity_url}", "auth_type = password",
         "project_domain_name = Default", "user_domain_name = Default",
         "project_name = service", f"username = {user}", f"password = {password}",
+        *([f"endpoint_override = {endpoint}"] if endpoint else []),
     ]  # fmt: skip
 
 
@@ -52,8 +55,10 @@ def compute_conf(answers: Answers, node: Node) -> str:
         f"region_name = {answers.region}",
         f"compute_driver = {node.compute_driver}",
         *_service("keystone_authtoken", answers, "nova", answers.nova_password),
-        *_service("placement", answers, "placement", answers.placement_password),
-        *_service("neutron", answers, "neutron", answers.neutron_password),
+        *_service(
+            "placement", answers, "placement", answers.placement_password, answers.placement_url
+        ),
+        *_service("neutron", answers, "neutron", answers.neutron_password, answers.network_url),
     ]
     if answers.metadata_secret:
         lines += [f"metadata_proxy_shared_secret = {answers.metadata_secret}",

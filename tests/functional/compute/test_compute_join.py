@@ -91,6 +91,7 @@ def test_a_token_is_redeemed_once_for_the_nodes_answers(
         "identity_url": "http://10.0.0.2:5000/v3", "region": "RegionOne",
         "nova_password": "npw", "placement_password": "ppw", "neutron_password": "qpw",
         "metadata_secret": "msecret", "glance_url": "http://10.0.0.2:9292",
+        "placement_url": "http://10.0.0.2:8778", "network_url": "http://10.0.0.2:9696",
         "novncproxy_base_url": "http://10.0.0.2:6080/vnc_auto.html",
     }  # fmt: skip
     with pytest.raises(JoinRefused, match="refused the join token: 401"):

@@ -37,6 +37,8 @@ def test_prompts_show_defaults_and_an_empty_line_takes_them() -> None:
         "\n",
         "\n",
         "\n",
+        "\n",
+        "\n",
     ]
     out = io.StringIO()
     got = ans.resolve({}, {"host": "node7"}, ans.Prompter(io.StringIO("".join(lines)), out))
@@ -49,6 +51,7 @@ def test_prompts_show_defaults_and_an_empty_line_takes_them() -> None:
     assert got.controller == "ctl.example" and got.nova_password == "npw"
     assert got.transport_url == "rabbit://openstack:RABBIT_PASS@ctl.example:5672/"
     assert got.novncproxy_base_url == "http://ctl.example:6080/vnc_auto.html"
+    assert got.placement_url == "http://ctl.example:8778"
     assert got.bridge_mapping == "physnet1:br-physnet1" and got.host == "node7"
 
 

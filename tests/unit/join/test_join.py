@@ -71,6 +71,8 @@ def test_join_writes_the_node_and_starts_it(tmp_path: Path) -> None:
     assert conf["keystone_authtoken"]["password"] == "npw"
     assert conf["placement"]["username"] == "placement"
     assert conf["neutron"]["password"] == "qpw"
+    assert conf["neutron"]["endpoint_override"] == "http://10.0.0.2:9696"
+    assert conf["placement"]["endpoint_override"] == "http://10.0.0.2:8778"
     assert conf["glance"]["api_servers"] == "http://10.0.0.2:9292"
     assert conf["oslo_concurrency"]["lock_path"] == str(tmp_path / "var/lib/saphira/tmp")
     assert conf["vnc"]["novncproxy_base_url"] == "http://10.0.0.2:6080/vnc_auto.html"
@@ -194,6 +196,8 @@ def test_interactive_join_reads_its_answers_from_stdin(tmp_path: Path) -> None:
             "npw",
             "ppw",
             "qpw",
+            "",
+            "",
             "",
             "",
             "",

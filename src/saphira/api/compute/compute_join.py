@@ -11,7 +11,7 @@ the node has no other yet); everything else about it is the compute API's
 The reply carries the answers of ``saphira.join.answers`` the controller
 knows: its address (the one the node reached), transport URL, identity URL,
 region, the nova, placement and neutron users' passwords, the metadata
-proxy's secret, the image API and noVNC proxy URLs. An unknown, forged,
+proxy's secret, the placement, network, image API and noVNC proxy URLs. An unknown, forged,
 expired or already used token is one 401; nothing is written then.
 """
 
@@ -55,6 +55,10 @@ def answers(conf: cfg.ConfigOpts, controller: str) -> dict[str, str]:
         "placement_password": str(conf.placement.password or ""),
         "neutron_password": str(conf.neutron.password or ""),
         "metadata_secret": str(conf.neutron.metadata_proxy_shared_secret or ""),
+        "placement_url": str(conf.placement.endpoint_override
+                             or public_url(conf, by_type("placement"))),
+        "network_url": str(conf.neutron.endpoint_override
+                           or public_url(conf, by_type("network"))),
         "glance_url": str((list(conf.glance.api_servers or []) or
                            [public_url(conf, by_type("image"))])[0]),
         "novncproxy_base_url": str(conf.vnc.novncproxy_base_url
