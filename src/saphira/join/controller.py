@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from saphira.clients.identity import v3
 from saphira.clients.transport import Request, Transport, TransportError
 from saphira.exception import JoinRefused
 
@@ -75,7 +76,10 @@ class Controller:
             reply = self.transport.send(request)
         except TransportError as error:
             raise JoinRefused(reason=f"{method} {url}: no answer ({error.message})") from None
-        body = reply.json() if reply.content else None
+        try:
+            body = reply.json() if reply.content else None
+        except ValueError:  # an error page
+            body = reply.text[:200]
         return reply.status, body, reply.headers
 
     def _login(self) -> tuple[str, list[dict[str, Any]]]:
@@ -85,7 +89,7 @@ class Controller:
                 "name": c.username, "password": c.password, "domain": {"name": "Default"}}}},
             "scope": {"project": {"name": "service", "domain": {"name": "Default"}}},
         }}  # fmt: skip
-        status, reply, headers = self._send("POST", f"{c.identity_url}/auth/tokens", body)
+        status, reply, headers = self._send("POST", f"{v3(c.identity_url)}/auth/tokens", body)
         token = next((v for k, v in headers.items() if k.lower() == "x-subject-token"), None)
         if status != 201 or token is None:
             raise JoinRefused(reason=f"the controller refused the service user {c.username}: "

@@ -26,6 +26,7 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute.app import Call, public_post
 from saphira.api.wsgi import json_response
+from saphira.clients.identity import v3
 from saphira.computesvc import join_tokens
 from saphira.conf.endpoints import by_type, console_base_url, public_url
 from saphira.domain.join_token import REDEEM_PATH
@@ -48,8 +49,8 @@ def answers(conf: cfg.ConfigOpts, controller: str) -> dict[str, str]:
     return {
         "controller": controller,
         "transport_url": str(conf.transport_url),
-        "identity_url": str(auth.www_authenticate_uri or auth.auth_url
-                            or public_url(conf, by_type("identity"))),
+        "identity_url": v3(auth.www_authenticate_uri or auth.auth_url
+                           or public_url(conf, by_type("identity"))),
         "region": str(conf.region_name),
         "nova_password": str(auth.password or ""),
         "placement_password": str(conf.placement.password or ""),
