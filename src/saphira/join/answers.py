@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import configparser
 import dataclasses
+import getpass
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,9 +114,13 @@ class Prompter:
     def ask(self, question: Question, default: str | None) -> str:
         for _ in range(3):
             shown = "" if default is None else f" [{'****' if question.secret else default}]"
-            self.out.write(f"{question.prompt}{shown}: ")
-            self.out.flush()
-            line = self.stream.readline()
+            prompt = f"{question.prompt}{shown}: "
+            if question.secret and self.stream.isatty():  # typed passwords are not echoed
+                line = getpass.getpass(prompt, self.out) + "\n"
+            else:
+                self.out.write(prompt)
+                self.out.flush()
+                line = self.stream.readline()
             if not line:
                 break
             value = line.strip() or default

@@ -67,6 +67,8 @@ def is_read(argv: Sequence[str]) -> bool:
         return bool(words) and words[0] in _OVS_READS
     if name == "visudo":
         return "-c" in argv
+    if name == "systemctl":
+        return bool(words) and words[0] in ("is-active", "is-enabled", "status", "show")
     return False
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from saphira.exception import JoinRefused
-from saphira.join import bridge, facts, plan, probes, render, screen, sudoers, writer
+from saphira.join import bridge, facts, plan, probes, render, screen, sudoers, units, writer
 from saphira.join import services as svc
 from saphira.join.answers import Answers
 from saphira.join.machine import Machine
@@ -107,10 +107,8 @@ def start_services(
 ) -> list[str]:  # fmt: skip
     names = [f"{s.name}.service" for s in services]
     if systemd:
-        for argv in (["systemctl", "daemon-reload"], ["systemctl", "enable", "--now", *names]):
-            done = machine.runner.run(argv)
-            if not done.ok:
-                raise JoinRefused(reason=f"{' '.join(argv)} failed: {done.output}")
+        _systemctl(machine, ["daemon-reload"])
+        _systemctl(machine, ["enable", "--now", *names])
         return [f"systemd: enabled and started {', '.join(names)}"]
     layout = options.layout
     changed = any(o.path == layout.services_file and o.action == "replaced" for o in outcomes)
@@ -121,6 +119,23 @@ def start_services(
     pid = machine.start_supervisor(layout.state, layout.services_file)
     lines.append(f"supervisor: started (pid {pid})" if pid else "supervisor: already running")
     return lines
+
+
+def reload_units(machine: Machine, outcomes: list[writer.Outcome], root: Path) -> list[str]:
+    """systemd reads the new units and drop-in before anything starts; a running
+    virtqemud is restarted once when its cgroup drop-in is new (it applies at start)."""
+    _systemctl(machine, ["daemon-reload"])
+    dropin = writer.under(root, units.VIRTQEMUD_DROPIN)
+    if any(o.path == dropin and o.action in ("written", "replaced") for o in outcomes):
+        _systemctl(machine, ["try-restart", "virtqemud.service"])
+        return ["systemd: reloaded; virtqemud restarted for its ProtectControlGroups=no drop-in"]
+    return ["systemd: reloaded"]
+
+
+def _systemctl(machine: Machine, args: list[str]) -> None:
+    done = machine.runner.run(["systemctl", *args])
+    if not done.ok:
+        raise JoinRefused(reason=f"systemctl {' '.join(args)} failed: {done.output}")
 
 
 def wait_active(
@@ -174,6 +189,8 @@ def join(
     )  # fmt: skip
     outcomes = write_files(planned, options, machine, out)
     say(out, screen.outcome_lines(outcomes))
+    if systemd:
+        say(out, reload_units(machine, outcomes, layout.root))
     say(out, [f"libvirt: {line}" for line in machine.libvirt()])
     made = bridge.ensure(machine.runner, answers.bridge, answers.provider_nic)
     say(out, [f"bridge: {line}" for line in made]

@@ -36,7 +36,9 @@ def test_a_node_joins_a_controller_with_a_token(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    deploy = deployment()
+    # The node reports every 10 s (the default): the controller's service_down_time
+    # must exceed that, as in any deployment (the deploy tests' 4 s suits 1 s reports).
+    deploy = deployment({"DEFAULT": {"service_down_time": 30}})
     for label in ("api", "conductor", "scheduler"):
         deploy.start(label, label)
     conf_files = deploy.files()

@@ -46,6 +46,7 @@ def test_parsers_read_the_commands_json() -> None:
         (["ovs-vsctl", "del-port", "eth1"], False),
         (["systemctl", "start", "x"], False),
         (["visudo", "-f", "/etc/sudoers"], False),
+        (["systemctl", "is-active", "--quiet", "saphira-compute"], True),
     ],
 )
 def test_only_reads_pass_the_read_only_runner(argv: list[str], read: bool) -> None:

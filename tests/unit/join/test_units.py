@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from saphira.clients.fake import FakeTransport
-from saphira.join import plan, steps, units
+from saphira.join import plan, steps, units, writer
 from saphira.join import services as svc
 from tests.unit.join import fakes
 
@@ -46,3 +46,18 @@ def test_under_systemd_the_units_are_enabled_and_started(tmp_path: Path) -> None
     ]  # fmt: skip
     assert lines == ["systemd: enabled and started saphira-compute.service, "
                      "saphira-network-agent.service"]  # fmt: skip
+
+
+def test_a_new_virtqemud_dropin_is_loaded_before_libvirt_starts(tmp_path: Path) -> None:
+    host = fakes.FakeHost()
+    machine = fakes.machine(host, FakeTransport(), fakes.Supervisor())
+    dropin = tmp_path / "etc/systemd/system/virtqemud.service.d/saphira-cgroups.conf"
+    new = [writer.Outcome(dropin, "written")]
+    assert "virtqemud restarted" in steps.reload_units(machine, new, tmp_path)[0]
+    assert host.ran[-2:] == [("systemctl", "daemon-reload"),
+                             ("systemctl", "try-restart", "virtqemud.service")]  # fmt: skip
+    host.ran.clear()
+    assert steps.reload_units(machine, [writer.Outcome(dropin, "unchanged")], tmp_path) == [
+        "systemd: reloaded"
+    ]
+    assert host.ran == [("systemctl", "daemon-reload")]
