@@ -91,6 +91,32 @@ def _services(layout: Layout, systemd: bool, runner: Runner) -> list[Line]:
     return lines
 
 
+def _main_pid(layout: Layout, systemd: bool, runner: Runner, name: str) -> int | None:
+    if not systemd:
+        return svc.running(layout.state, name)
+    done = runner.run(["systemctl", "show", "--property=MainPID", "--value", name])
+    pid = done.stdout.strip()
+    return int(pid) if done.ok and pid.isdigit() and pid != "0" else None
+
+
+def _launch_flags(layout: Layout, systemd: bool, machine: Machine, runner: Runner) -> Line:
+    """The running agent's own command line names both files (a file it never
+    reads still gives empty bridge mappings)."""
+    pid = _main_pid(layout, systemd, runner, svc.NETWORK_AGENT)
+    name = "network agent's command line"
+    if pid is None:
+        return Line(name, False, "the agent is not running", "start it (rerun the join)")
+    argv = machine.cmdline(pid)
+    wanted = [str(layout.compute_conf), str(layout.agent_conf)]
+    given = [argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "--config-file"]
+    missing = [path for path in wanted if path not in given]
+    return Line(name, not missing,
+                f"it does not read {', '.join(missing)}" if missing
+                else f"--config-file {' --config-file '.join(wanted)}",
+                "rejoin with --force: the unit or services.json must pass both files",
+                "Empty bridge mappings: a correct file the process never reads")  # fmt: skip
+
+
 def _bridge(runner: Runner, record: configparser.SectionProxy) -> Line:
     name, nic = record.get("bridge", ""), record.get("provider_nic", "")
     ports = bridge.ports(runner, name)
@@ -169,6 +195,7 @@ def lines(layout: Layout, machine: Machine) -> list[Line]:
         return found
     systemd = machine.systemd() and layout.root == Path("/")
     found += _services(layout, systemd, runner)
+    found.append(_launch_flags(layout, systemd, machine, runner))
     found += [libvirt_line(machine.libvirt_running)]
     found += [_bridge(runner, node.record), _sudoers(runner, layout, node.user)]
     found.append(_virt(machine, layout, node.compute.get("libvirt", "virt_type", fallback="")))

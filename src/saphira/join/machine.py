@@ -54,6 +54,15 @@ def libvirt_running() -> dict[str, bool]:
     return {daemon: host.running(daemon) is not None for daemon in layout.daemons}
 
 
+def cmdline(pid: int) -> list[str]:
+    """A process's command line (empty when it is gone)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return [part.decode(errors="replace") for part in raw.split(b"\0") if part]
+
+
 def systemd_runs() -> bool:
     return Host().systemd()
 
@@ -70,6 +79,7 @@ class Machine:
     start_supervisor: Callable[[Path, Path], int | None]
     stop_supervisor: Callable[[Path], bool]
     euid: Callable[[], int]
+    cmdline: Callable[[int], list[str]]
 
 
 def real() -> Machine:
@@ -84,4 +94,5 @@ def real() -> Machine:
         start_supervisor=supervisor.start,
         stop_supervisor=supervisor.stop_running,
         euid=os.geteuid,
+        cmdline=cmdline,
     )

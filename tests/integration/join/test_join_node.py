@@ -47,7 +47,8 @@ def provider_nic() -> Iterator[tuple[str, str]]:
 @pytest.fixture
 def standin(tmp_path: Path) -> Path:
     path = tmp_path / "standin"
-    path.write_text("#!/bin/sh\nexec sleep 100000\n")
+    # No exec: the process keeps the command line the join gave it (--check reads it).
+    path.write_text("#!/bin/sh\nwhile :; do sleep 1; done\n")
     path.chmod(0o755)
     return path
 
@@ -107,6 +108,7 @@ def test_join_check_break_and_refuse(
 
             code, out = _join(root, "--check")
             assert code == 0, out
+            assert "PASS network agent's command line: --config-file" in out, out
 
             _sh("ovs-vsctl", "del-port", bridge, nic)
             code, out = _join(root, "--check")

@@ -123,6 +123,7 @@ class FakeHost:
 @dataclass
 class Supervisor:
     started: list[tuple[Path, Path]] = field(default_factory=list)
+    argv: dict[int, list[str]] = field(default_factory=dict)  # the network agent's, by PID
     stopped: list[Path] = field(default_factory=list)
     running: bool = False
 
@@ -131,8 +132,10 @@ class Supervisor:
             return None
         self.started.append((state, services))
         self.running = True
-        for service in svc.loads(services.read_text()):  # "running": this test's own PID
+        for service in svc.loads(services.read_text()):  # "running": this test's live PID
             svc.pid_file(state, service.name).write_text(f"{os.getpid()}\n")
+            if service.name == svc.NETWORK_AGENT:  # the command line --check reads
+                self.argv[os.getpid()] = list(service.argv)
         return 4242
 
     def stop(self, state: Path) -> bool:
@@ -162,4 +165,5 @@ def machine(
         start_supervisor=supervisor.start,
         stop_supervisor=supervisor.stop,
         euid=lambda: 1000,  # no chown in a test's temporary root
+        cmdline=lambda pid: supervisor.argv.get(pid, []),
     )

@@ -68,11 +68,12 @@ def _check(node: Node) -> tuple[int, str]:
 def test_a_joined_node_passes_and_nothing_is_written(tmp_path: Path) -> None:
     code, out = _check(_joined(tmp_path))
     assert code == 0, out
-    for name in ("configuration", "saphira-compute", "saphira-network-agent", "libvirt daemons",
+    for name in ("configuration", "saphira-compute", "saphira-network-agent",
+                 "network agent's command line", "libvirt daemons",
                  "bridge", "sudoers", "virt_type", "controller", "controller sees the host",
                  "live bridge mapping"):  # fmt: skip
         assert f"PASS {name}:" in out, (name, out)
-    assert out.endswith("10 passed, 0 failed\n")
+    assert out.endswith("11 passed, 0 failed\n")
 
 
 @pytest.mark.parametrize(
@@ -85,6 +86,7 @@ def test_a_joined_node_passes_and_nothing_is_written(tmp_path: Path) -> None:
         ("kvm", "FAIL virt_type: [libvirt] virt_type = kvm", "Emulator does not support"),
         ("libvirt", "FAIL libvirt daemons: virtlogd NOT running", "virtlogd errors"),
         ("conf", "FAIL configuration: does not parse", ""),
+        ("flags", "FAIL network agent's command line: it does not read", "never reads"),
     ],
 )
 def test_a_broken_part_is_named_with_its_pitfall(
@@ -102,6 +104,8 @@ def test_a_broken_part_is_named_with_its_pitfall(
         conf.write_text(conf.read_text().replace("virt_type = qemu", "virt_type = kvm"))
     elif breaks == "libvirt":
         node.machine.libvirt_running = lambda: {"virtlogd": False, "libvirtd": True}
+    elif breaks == "flags":  # the agent was started without network-agent.conf
+        node.supervisor.argv = {pid: argv[:-2] for pid, argv in node.supervisor.argv.items()}
     elif breaks == "conf":
         conf.write_text(conf.read_text().replace("virt_type = qemu", "virt_type = warp"))
     code, out = _check(node)
