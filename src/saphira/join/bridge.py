@@ -23,6 +23,12 @@ def ports(runner: Runner, bridge: str) -> list[str] | None:
     return runner.run(["ovs-vsctl", "list-ports", bridge]).stdout.split()
 
 
+def owner(runner: Runner, nic: str) -> str | None:
+    """The OVS bridge nic is a port of, if any."""
+    done = runner.run(["ovs-vsctl", "port-to-br", nic])
+    return done.stdout.strip() or None if done.ok else None
+
+
 def _must(runner: Runner, argv: list[str]) -> None:
     done = runner.run(argv)
     if not done.ok:
@@ -40,12 +46,9 @@ def ensure(runner: Runner, bridge: str, nic: str) -> list[str]:
         done.append(f"made the bridge {bridge} ({datapath} datapath, fail_mode secure)")
         present = []
     if nic not in present:
-        owner = runner.run(["ovs-vsctl", "port-to-br", nic])
-        if owner.ok and owner.stdout.strip() not in ("", bridge):
-            raise JoinRefused(
-                reason=f"{nic} is already a port of the bridge {owner.stdout.strip()}, "
-                f"not {bridge}: remove it there first (ovs-vsctl del-port {nic})"
-            )
+        held = owner(runner, nic)
+        if held not in (None, bridge):
+            raise JoinRefused(reason=f"{nic} is already a port of the bridge {held}, not {bridge}")
         _must(runner, ["ovs-vsctl", "--may-exist", "add-port", bridge, nic])
         done.append(f"added {nic} to {bridge}")
     _must(runner, ["ip", "link", "set", nic, "up"])

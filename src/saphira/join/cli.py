@@ -101,7 +101,11 @@ def _join(args: argparse.Namespace, machine: Machine, stdin: TextIO, out: TextIO
     found, virt = _screen(args, machine, out)
     given = _given(args, machine)
     prompter = None if args.non_interactive else ans.Prompter(stdin, out)
-    answers = ans.resolve(given, {"host": socket.gethostname()}, prompter)
+    defaults = {"host": socket.gethostname()}
+    suggested = steps.suggest_provider_nic(found)
+    if suggested:
+        defaults["provider_nic"] = suggested
+    answers = ans.resolve(given, defaults, prompter)
     programs = dict(item.split("=", 1) for item in args.program)
     options = steps.Options(_layout(args), args.force, args.allow_default_route_nic,
                             args.service_user, args.compute_driver, programs)  # fmt: skip

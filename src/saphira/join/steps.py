@@ -165,6 +165,15 @@ def node_of(found: facts.Facts, virt: kvm_probe.VirtTypeDecision, options: Optio
     )
 
 
+def suggest_provider_nic(found: facts.Facts) -> str | None:
+    """The first physical-looking link that is up and not the default route's."""
+    route = found.default_route.interface if found.default_route else None
+    for link in found.links:
+        if not link.kind and link.state == "UP" and link.name != route:
+            return link.name
+    return None
+
+
 def checked_reach(
     answers: Answers, machine: Machine, found: facts.Facts, options: Options, out: TextIO
 ) -> None:
@@ -172,7 +181,15 @@ def checked_reach(
     reach = probes.reach(machine.runner, machine.transport, answers.controller,
                          answers.identity_url)  # fmt: skip
     say(out, screen.reach_lines(reach))
-    plan.refuse_if(plan.preflight(answers, found, reach, options.allow_default_route_nic))
+    problems = plan.preflight(answers, found, reach, options.allow_default_route_nic)
+    owner = bridge.owner(ReadOnly(machine.runner), answers.provider_nic)
+    if owner not in (None, answers.bridge):
+        problems.append(
+            f"{answers.provider_nic} is already a port of the bridge {owner}, not "
+            f"{answers.bridge}: remove it there first (ovs-vsctl del-port {owner} "
+            f"{answers.provider_nic}) or choose another NIC"
+        )
+    plan.refuse_if(problems)
 
 
 def join(

@@ -136,6 +136,7 @@ def _failing_libvirt() -> list[str]:
         ("no route", "no route to the controller"),
         ("default-route NIC", "carries this host's default route"),
         ("missing NIC", "the provider NIC eth7 does not exist"),
+        ("NIC of another bridge", "eth1 is already a port of the bridge br-other"),
     ],
 )
 def test_refusals_come_before_anything_is_written(tmp_path: Path, change: str, reason: str) -> None:
@@ -147,12 +148,15 @@ def test_refusals_come_before_anything_is_written(tmp_path: Path, change: str, r
         node.machine.transport = node.transport
     elif change == "no route":
         node.host.routes.clear()
+    elif change == "NIC of another bridge":
+        node.host.bridges["br-other"] = ["eth1"]
     else:
         flags[flags.index("eth1")] = "eth0" if change == "default-route NIC" else "eth7"
     code, out = node.join("--non-interactive", *flags)
     assert code == 1 and reason in out and "(nothing was written)" in out, out
     assert list(tmp_path.iterdir()) == []
     assert node.host.writes() == [] and node.supervisor.started == []
+    assert set(node.host.bridges) <= {"br-other"}
 
 
 def test_the_default_route_nic_joins_only_when_allowed(tmp_path: Path) -> None:
@@ -208,6 +212,8 @@ def test_interactive_join_reads_its_answers_from_stdin(tmp_path: Path) -> None:
     code, out = node.join("--wait", "0", stdin=stdin)
     assert code == 0, out
     assert "Controller address: " in out and "Physical network name [physnet1]: " in out
+    # the first physical link that is up and not the default route's is offered
+    assert "Provider network interface (becomes a port of the bridge) [eth1]: " in out
     conf = _conf(tmp_path / "etc/saphira/saphira.conf")
     assert conf["DEFAULT"]["host"] == "node9"
     assert conf["DEFAULT"]["transport_url"] == "rabbit://openstack:RABBIT_PASS@10.0.0.2:5672/"
