@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from saphira.devtools.controller_stub import Stub, serving
 from saphira.join import services as svc
 from saphira.join import supervisor
 from saphira.join.cli import main
-from tests.integration.join.controller_stub import Stub, serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
 TIMEOUT = 30.0

@@ -1,7 +1,10 @@
-"""A stand-in controller on 127.0.0.1: the identity probe, a token and the views the
-join's ending and --check read (os-services, os-hypervisors, resource providers,
-network agents). It answers what a healthy controller answers for ``host``; the
-agents' bridge mappings are what the test sets, as if the agent had reported them.
+"""A stand-in controller on 127.0.0.1 for the join tool's tests and benches.
+
+It answers the identity probe, a token with a catalog, and the views the
+join's ending and --check read (os-services, os-hypervisors, resource
+providers, network agents) as a healthy controller answers them for
+``host``; the agents' bridge mappings are what the caller sets, as if the
+agent had reported them.
 """
 
 from __future__ import annotations
