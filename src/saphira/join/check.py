@@ -22,7 +22,7 @@ from saphira.exception import SaphiraError
 from saphira.join import bridge, probes, sudoers
 from saphira.join import services as svc
 from saphira.join.controller import Controller, Credentials, View
-from saphira.join.machine import Machine
+from saphira.join.machine import Machine, guest_dir
 from saphira.join.plan import Layout
 from saphira.join.runner import ReadOnly, Runner
 from saphira.virt import kvm_probe
@@ -51,6 +51,7 @@ class Node:
     compute: configparser.ConfigParser
     record: configparser.SectionProxy  # the join's non-secret answers
     user: str
+    probe_guest: str  # --probe-guest of the join, "" for <state>/test-image
 
 
 def _read(layout: Layout) -> tuple[Node | None, Line]:
@@ -72,7 +73,9 @@ def _read(layout: Layout) -> tuple[Node | None, Line]:
     if not record.has_section("join"):
         return None, Line("configuration", False, f"{paths[2]} has no [join] section",
                           "rejoin with --force")  # fmt: skip
-    return Node(compute, record["join"], record.get("node", "user", fallback="saphira")), ok
+    user = record.get("node", "user", fallback="saphira")
+    probe = record.get("node", "probe_guest", fallback="")
+    return Node(compute, record["join"], user, probe), ok
 
 
 def _services(layout: Layout, systemd: bool, runner: Runner) -> list[Line]:
@@ -143,8 +146,8 @@ def _sudoers(runner: Runner, layout: Layout, user: str) -> Line:
     return Line("sudoers", True, f"{path} is valid and narrow")
 
 
-def _virt(machine: Machine, layout: Layout, configured: str) -> Line:
-    decision = kvm_probe.decide("auto", lambda: machine.kvm(layout.state))
+def _virt(machine: Machine, layout: Layout, configured: str, probe: Path | None) -> Line:
+    decision = kvm_probe.decide("auto", lambda: machine.kvm(guest_dir(layout.state, probe)))
     ok = configured == decision.virt_type
     return Line("virt_type", ok, f"[libvirt] virt_type = {configured}; {decision.reason}",
                 f"rejoin with --force (it writes virt_type = {decision.virt_type})",
@@ -198,7 +201,9 @@ def lines(layout: Layout, machine: Machine) -> list[Line]:
     found.append(_launch_flags(layout, systemd, machine, runner))
     found += [libvirt_line(machine.libvirt_running)]
     found += [_bridge(runner, node.record), _sudoers(runner, layout, node.user)]
-    found.append(_virt(machine, layout, node.compute.get("libvirt", "virt_type", fallback="")))
+    probe = node.probe_guest
+    found.append(_virt(machine, layout, node.compute.get("libvirt", "virt_type", fallback=""),
+                       Path(probe) if probe else None))  # fmt: skip
     reach_lines, view = _controller(machine, runner, node)
     return found + reach_lines + (_view_lines(view, node.record) if view else [])
 

@@ -18,7 +18,7 @@ from typing import TextIO
 from saphira.exception import SaphiraError
 from saphira.join import answers as ans
 from saphira.join import ending, plan, probes, screen, steps
-from saphira.join.machine import Machine, real
+from saphira.join.machine import Machine, guest_dir, real
 from saphira.join.runner import ReadOnly
 
 PROG = "saphira-openstack-setup-compute"
@@ -57,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long to wait for the controller to see this host (0: do not)",
     )
+    p.add_argument(
+        "--probe-guest",
+        type=Path,
+        metavar="DIR",
+        help="the tiny image (vmlinux, initramfs.img) the KVM probe boots "
+        "[<state-dir>/test-image]; build it with python -m saphira.guest_image DIR",
+    )
     p.add_argument("--compute-driver", default="libvirt.LibvirtDriver", help=argparse.SUPPRESS)
     p.add_argument(
         "--program", action="append", default=[], metavar="NAME=PATH", help=argparse.SUPPRESS
@@ -80,7 +87,7 @@ def _given(args: argparse.Namespace, machine: Machine) -> dict[str, str]:
 
 
 def _screen(args: argparse.Namespace, machine: Machine, out: TextIO) -> steps.Survey:
-    found = steps.survey(machine, _layout(args).state)
+    found = steps.survey(machine, guest_dir(_layout(args).state, args.probe_guest))
     steps.say(out, ["Planning facts (read-only):", *screen.facts_lines(*found)])
     return found
 
@@ -108,7 +115,8 @@ def _join(args: argparse.Namespace, machine: Machine, stdin: TextIO, out: TextIO
     answers = ans.resolve(given, defaults, prompter)
     programs = dict(item.split("=", 1) for item in args.program)
     options = steps.Options(_layout(args), args.force, args.allow_default_route_nic,
-                            args.service_user, args.compute_driver, programs)  # fmt: skip
+                            args.service_user, args.compute_driver, programs,
+                            args.probe_guest)  # fmt: skip
     if not steps.join(answers, found, virt, options, machine, out):
         out.write("ERROR: a service is not running: read its log (above), then join again\n")
         return 1

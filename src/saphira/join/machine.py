@@ -21,12 +21,17 @@ from saphira.virt.libvirt import daemons
 from saphira.virt.libvirt.machine import DaemonError, Host
 
 TEST_IMAGE_DIR = "test-image"  # saphira.virt.libvirt.driver's (not imported: it needs libvirt)
-KvmProbe = Callable[[Path], kvm_probe.ProbeResult]  # the state dir -> the answer
+KvmProbe = Callable[[Path], kvm_probe.ProbeResult]  # the probe guest's directory -> the answer
 
 
-def probe_kvm(state_dir: Path) -> kvm_probe.ProbeResult:
-    """The functional probe: a guest must boot under KVM (the tiny image, if built here)."""
-    return kvm_probe.probe(kvm_probe.probe_guest_in(state_dir / TEST_IMAGE_DIR))
+def probe_kvm(guest_dir: Path) -> kvm_probe.ProbeResult:
+    """The functional probe: a guest must boot under KVM (the tiny image, if built there)."""
+    return kvm_probe.probe(kvm_probe.probe_guest_in(guest_dir))
+
+
+def guest_dir(state_dir: Path, given: Path | None = None) -> Path:
+    """Where the probe guest is: --probe-guest, else <state>/test-image (saphira up's place)."""
+    return given or state_dir / TEST_IMAGE_DIR
 
 
 def start_libvirt() -> list[str]:

@@ -95,6 +95,7 @@ def files(
     modular: bool,
     user: str,
     programs: Mapping[str, str] | None = None,
+    probe_guest: Path | None = None,
 ) -> tuple[list[Planned], tuple[svc.Service, ...]]:
     """Every file the join writes, and the services it runs."""
     services = svc.node_services(layout.conf_dir, layout.agent_conf, user, programs)
@@ -102,7 +103,7 @@ def files(
         Planned(layout.compute_conf, render.compute_conf(answers, node)),
         Planned(layout.agent_conf, render.agent_conf(answers)),
         Planned(layout.sudoers, sudoers.rule(user), sudoers.MODE),
-        Planned(layout.record, record(answers, user), 0o644),
+        Planned(layout.record, record(answers, user, probe_guest), 0o644),
     ]
     if systemd:
         planned += [
@@ -117,8 +118,9 @@ def files(
 RECORDED = ("controller", "provider_nic", "physnet", "bridge", "management_nic", "host")
 
 
-def record(answers: Answers, user: str) -> str:
+def record(answers: Answers, user: str, probe_guest: Path | None = None) -> str:
     """An answers file of the join's non-secret answers (and the services' user)."""
     lines = [render.HEADER.rstrip("\n"), "[join]"]
     lines += [f"{name} = {getattr(answers, name)}" for name in RECORDED]
-    return "\n".join([*lines, "", "[node]", f"user = {user}", ""])
+    node = [f"user = {user}", f"probe_guest = {probe_guest or ''}"]
+    return "\n".join([*lines, "", "[node]", *node, ""])

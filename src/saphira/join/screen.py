@@ -29,6 +29,8 @@ def facts_lines(facts: Facts, virt: VirtTypeDecision) -> list[str]:
         f"first IPv4:     {facts.first_ipv4 or 'none (my_ip needs one)'}",
         f"virt_type:      {virt.virt_type} ({virt.reason})",
     ]
+    if "no probe guest" in virt.reason:
+        lines.append("to prove KVM:   python -m saphira.guest_image DIR, then --probe-guest DIR")
     return lines + ([f"advice:         {virt.advice}"] if virt.advice else [])
 
 

@@ -36,6 +36,7 @@ class Options:
     user: str = "saphira"
     compute_driver: str = "libvirt.LibvirtDriver"
     programs: Mapping[str, str] = field(default_factory=dict)  # stand-ins (tests)
+    probe_guest: Path | None = None  # --probe-guest
 
 
 def say(out: TextIO, lines: list[str]) -> None:
@@ -47,10 +48,10 @@ def say(out: TextIO, lines: list[str]) -> None:
 Survey = tuple[facts.Facts, kvm_probe.VirtTypeDecision]
 
 
-def survey(machine: Machine, state: Path) -> Survey:
+def survey(machine: Machine, guest: Path) -> Survey:
     """The read-only facts and the virt type the probe proves (``--facts``)."""
     found = facts.gather(ReadOnly(machine.runner))
-    virt = kvm_probe.decide("auto", lambda: machine.kvm(state))
+    virt = kvm_probe.decide("auto", lambda: machine.kvm(guest))
     return found, virt
 
 
@@ -202,7 +203,7 @@ def join(
     systemd = machine.systemd() and layout.root == Path("/")
     planned, services = plan.files(
         answers, node_of(found, virt, options), layout, systemd, machine.modular_libvirt(),
-        options.user, options.programs,
+        options.user, options.programs, options.probe_guest,
     )  # fmt: skip
     outcomes = write_files(planned, options, machine, out)
     say(out, screen.outcome_lines(outcomes))

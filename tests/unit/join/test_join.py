@@ -10,6 +10,7 @@ import pytest
 
 from saphira.clients.fake import FakeTransport
 from saphira.join.cli import main
+from saphira.virt.kvm_probe import ProbeResult
 from tests.unit.join import fakes
 
 FLAGS = [
@@ -217,3 +218,28 @@ def test_interactive_join_reads_its_answers_from_stdin(tmp_path: Path) -> None:
     conf = _conf(tmp_path / "etc/saphira/saphira.conf")
     assert conf["DEFAULT"]["host"] == "node9"
     assert conf["DEFAULT"]["transport_url"] == "rabbit://openstack:RABBIT_PASS@10.0.0.2:5672/"
+
+
+def test_the_kvm_probe_boots_the_guest_named_by_probe_guest(tmp_path: Path) -> None:
+    node = Node(tmp_path / "root")
+    asked: list[Path] = []
+
+    def kvm(guest: Path) -> ProbeResult:
+        asked.append(guest)
+        return ProbeResult(True, "a probe guest booted under KVM")
+
+    node.machine.kvm = kvm
+    code, out = node.join("--non-interactive", *FLAGS, "--probe-guest", str(tmp_path / "img"))
+    assert code == 0, out
+    assert asked == [tmp_path / "img"]
+    record = _conf(tmp_path / "root/etc/saphira/join.conf")
+    assert record["node"]["probe_guest"] == str(tmp_path / "img")
+    node.transport.refuse_connection("POST", "/v3/auth/tokens")  # no controller view here
+    node.join("--check")
+    assert asked == [tmp_path / "img"] * 2  # --check asks the same guest again
+    other = Node(tmp_path / "other")
+    other.machine.kvm = lambda _guest: ProbeResult(
+        False, "/dev/kvm exists but no probe guest is available to prove it"
+    )
+    code, out = other.join("--facts")
+    assert "to prove KVM:   python -m saphira.guest_image DIR, then --probe-guest DIR" in out
