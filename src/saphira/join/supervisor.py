@@ -60,14 +60,20 @@ def _groups(user: str | None) -> list[str] | None:
     return [g.gr_name for g in grp.getgrall() if user in g.gr_mem] or None
 
 
+def backoff(current: float, ran_for: float) -> tuple[float, float]:
+    """(the wait before this restart, the next one's): doubling up to MAX_BACKOFF,
+    from FIRST_BACKOFF again after a run of STABLE seconds or more."""
+    wait = FIRST_BACKOFF if ran_for >= STABLE else current
+    return wait, min(wait * 2, MAX_BACKOFF)
+
+
 def _tend(state_dir: Path, child: Child, now: float) -> None:
     process = child.process
     if process is not None and process.poll() is None:
         return
     if process is not None:  # it died: wait, longer each time unless it had run a while
-        child.backoff = FIRST_BACKOFF if now - child.started >= STABLE else child.backoff
-        child.next_start = now + child.backoff
-        child.backoff = min(child.backoff * 2, MAX_BACKOFF)
+        wait, child.backoff = backoff(child.backoff, now - child.started)
+        child.next_start = now + wait
         child.process = None
         with svc.log_file(state_dir, child.service.name).open("ab") as out:
             out.write(f"--- supervisor: exited with {process.returncode}\n".encode())
