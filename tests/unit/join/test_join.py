@@ -243,3 +243,21 @@ def test_the_kvm_probe_boots_the_guest_named_by_probe_guest(tmp_path: Path) -> N
     )
     code, out = other.join("--facts")
     assert "to prove KVM:   python -m saphira.guest_image DIR, then --probe-guest DIR" in out
+
+
+def test_an_answers_file_joins_without_prompts_and_flags_win(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.conf"
+    answers.write_text(
+        "[join]\ncontroller = 10.0.0.2\nprovider_nic = eth1\nnova_password = n\n"
+        "placement_password = p\nneutron_password = q\nhost = from-file\nregion = R7\n"
+    )
+    node = Node(tmp_path / "root")
+    code, out = node.join("--non-interactive", "--answers", str(answers), "--host", "flag",
+                          "--wait", "0")  # fmt: skip
+    assert code == 0, out
+    conf = _conf(tmp_path / "root/etc/saphira/saphira.conf")
+    assert conf["DEFAULT"]["host"] == "flag" and conf["DEFAULT"]["region_name"] == "R7"
+    before = node.files()
+    code, out = node.join("--non-interactive", "--answers", str(answers), "--host", "flag",
+                          "--wait", "0")  # fmt: skip
+    assert code == 0 and node.files() == before, out
