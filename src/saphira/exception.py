@@ -220,3 +220,17 @@ class ConsoleTokenInvalid(NotFound):
     """No live console token has this value (unknown, expired or its server gone)."""
 
     msg_fmt = "The token '%(token)s' is invalid or has expired"
+
+
+class JoinRefused(SaphiraError):
+    """saphira-openstack-setup-compute stops: the reason, before anything is written."""
+
+    code = 409
+    title = "Conflict"
+    msg_fmt = "The join cannot go on: %(reason)s"
+
+
+class ComputeTokenInvalid(Unauthorized):
+    """A join token that is unknown, forged, expired or already redeemed."""
+
+    msg_fmt = "The join token is invalid, expired or already used."

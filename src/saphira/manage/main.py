@@ -20,7 +20,12 @@ from saphira import conf as saphira_conf
 from saphira.exception import SaphiraError
 
 PROG = "saphira-manage"
-_MODULES = ("saphira.manage.db", "saphira.manage.cells", "saphira.manage.identity")
+_MODULES = (
+    "saphira.manage.db",
+    "saphira.manage.cells",
+    "saphira.manage.identity",
+    "saphira.manage.compute_token",
+)
 
 
 def _modules() -> list[ModuleType]:

@@ -101,6 +101,7 @@ COMPUTE: dict[tuple[str, str], Profile] = {
     ("GET", "/"): PUBLIC,
     ("GET", "/v2.1"): PUBLIC,
     ("GET", "/v2"): PUBLIC,
+    ("POST", "/compute-join"): PUBLIC,  # a join token is its own credential (no body here: 400)
     ("GET", "/v2.1/flavors"): AUTHENTICATED,
     ("POST", "/v2.1/flavors"): ADMIN_ONLY,
     ("GET", "/v2.1/flavors/detail"): AUTHENTICATED,

@@ -1,7 +1,8 @@
 """The Nova v2.1 compute API (port 8774).
 
 ``build_app(conf)`` is the service as one WSGI callable: the version
-documents are public, every other path goes through token validation
+documents and a join token's redemption (``compute_join``) are public,
+every other path goes through token validation
 ([keystone_authtoken], as every API here) and then the compute app.
 """
 
@@ -17,6 +18,7 @@ from saphira.api import auth
 from saphira.api.compute import (
     aggregates,
     availability_zones,
+    compute_join,
     consoles,
     flavor_extras,
     flavors,
@@ -40,6 +42,7 @@ from saphira.api.compute import (
 from saphira.api.compute.app import ComputeApp
 from saphira.api.compute.state import ComputeState
 from saphira.api.wsgi import RequestIdMiddleware
+from saphira.domain.join_token import REDEEM_PATH
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
@@ -53,15 +56,19 @@ class PublicOrAuthenticated:
         self.authenticated = authenticated
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("PATH_INFO", "") in versions.PUBLIC_PATHS:
+        if environ.get("PATH_INFO", "") in UNAUTHENTICATED:
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
+
+
+UNAUTHENTICATED = versions.PUBLIC_PATHS | {REDEEM_PATH}  # REDEEM_PATH: a join token instead
 
 
 def routes() -> list[Rule]:
     """Every route of the API in matching order (the policy matrix test reads it)."""
     return [
         *versions.routes(),
+        *compute_join.routes(),
         *flavors.routes(),
         *flavor_extras.routes(),
         *keypairs.routes(),

@@ -73,6 +73,7 @@ class Endpoint:
 
     handlers: tuple[Handler, ...]
     public: bool = False
+    with_call: bool = False  # a public handler that takes a Call (an API-DB transaction)
 
     def pick(self, version: Version) -> Handler:
         for handler in self.handlers:
@@ -94,6 +95,11 @@ def route(path: str, methods: list[str], *handlers: Handler) -> list[Rule]:
 
 def public_route(path: str, handler: Handler) -> Rule:
     return Rule(path, methods=["GET"], endpoint=Endpoint((handler,), public=True))
+
+
+def public_post(path: str, handler: Handler) -> Rule:
+    """A POST without a Keystone token (it carries its own credential); handler(call)."""
+    return Rule(path, methods=["POST"], endpoint=Endpoint((handler,), True, with_call=True))
 
 
 @dataclass
@@ -184,6 +190,9 @@ class ComputeApp(Application):
 
     def dispatch(self, request: Request, endpoint: Any, args: Mapping[str, Any]) -> Response:
         assert isinstance(endpoint, Endpoint)
+        if endpoint.public and endpoint.with_call:
+            with self.state.directory.api() as session:
+                return endpoint.handlers[0](Call(request, microversion.MIN, self.state, session))
         if endpoint.public:
             return endpoint.handlers[0](request)
         headers = {key.lower(): value for key, value in request.headers.items()}

@@ -242,3 +242,19 @@ class BuildRequest(TimestampMixin, Base):
     project_id: Mapped[str] = mapped_column(sa.String(255))
     instance: Mapped[str] = mapped_column(sa.Text)  # Instance.to_primitive() as JSON
     block_device_mappings: Mapped[str | None] = mapped_column(sa.Text)  # JSON list
+
+
+# --- Join tokens (api_0004): saphira-manage compute-token create makes one; a new
+# compute node redeems it once (POST /compute-join on the compute API) for the
+# configuration it needs. Only the secret's SHA-256 is kept.
+
+
+class ComputeJoinToken(Base):
+    __tablename__ = "compute_join_tokens"
+
+    id: Mapped[str] = mapped_column(UUID, primary_key=True)
+    secret_hash: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(default=_now)
+    expires_at: Mapped[dt.datetime]
+    used_at: Mapped[dt.datetime | None]
+    used_by: Mapped[str | None] = mapped_column(sa.String(255))  # the redeeming address
