@@ -7,6 +7,7 @@ drops the migration's, revert gives it back to the instance."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from saphira.domain.states import TaskState
 from saphira.domain.table import Action, Event
 from saphira.objects import Flavor, Instance, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
-from saphira.virt.types import Migration, NetworkInfo
+from saphira.virt.types import Migration, MigrationTarget, NetworkInfo
 
 if TYPE_CHECKING:
     from saphira.clients.placement import PlacementClient
@@ -37,9 +38,11 @@ def _flavor(value: Flavor | dict[str, Any]) -> Flavor:
 
 
 def _migration(data: dict[str, Any]) -> Migration:
+    target = data.get("target")
     return Migration(
         data["uuid"], data["source_host"], data["source_node"], data["dest_host"],
         data["dest_node"], _flavor(data["old_flavor"]), _flavor(data["new_flavor"]),
+        MigrationTarget(**target) if target else None,
     )  # fmt: skip
 
 
@@ -131,6 +134,10 @@ class ResizeMixin:
         def work() -> None:
             if self.host != migration["dest_host"]:
                 raise ValueError(f"prep_resize for {migration['dest_host']} reached {self.host}")
+            driver = _node_driver(self, migration["dest_node"])
+            target = driver.prepare_migration_target(instance, _migration(migration))
+            if target is not None:  # the source sends the disks there (one time, checked)
+                migration["target"] = dataclasses.asdict(target)
 
         if not isinstance(track.run(work), Failed):
             self.compute.resize_instance(
