@@ -36,15 +36,7 @@ class ResizeTasks:
         request_spec: RequestSpec,
         clean_shutdown: bool = True,
     ) -> None:
-        migration_uuid = str(uuidlib.uuid4())
-        source = self.placement.get_allocations(instance.uuid).get("allocations", {})
-        held = {rp: dict(v["resources"]) for rp, v in source.items()}
-        if held:
-            self.placement.put_allocations(
-                migration_uuid, held, project_id=instance.project_id, user_id=instance.user_id,
-                consumer_generation=None,
-            )  # fmt: skip
-            self.placement.delete_allocations(instance.uuid)
+        migration_uuid, held = self._hand_over(instance)
         spec = dataclasses.replace(request_spec, flavor=flavor, num_instances=1)
         try:
             selection = self.scheduler.select_destinations(
@@ -72,6 +64,19 @@ class ResizeTasks:
             ctxt, updated, flavor, {}, spec, selection, clean_shutdown=clean_shutdown
         )
 
+    def _hand_over(self, instance: Instance) -> tuple[str, dict[str, dict[str, int]]]:
+        """The instance's claim moved to a new migration consumer: (its uuid, the claim)."""
+        migration_uuid = str(uuidlib.uuid4())
+        source = self.placement.get_allocations(instance.uuid).get("allocations", {})
+        held = {rp: dict(v["resources"]) for rp, v in source.items()}
+        if held:
+            self.placement.put_allocations(
+                migration_uuid, held, project_id=instance.project_id, user_id=instance.user_id,
+                consumer_generation=None,
+            )  # fmt: skip
+            self.placement.delete_allocations(instance.uuid)
+        return migration_uuid, held
+
     def _undo(
         self,
         ctxt: RequestContext,
@@ -79,6 +84,7 @@ class ResizeTasks:
         migration_uuid: str,
         held: dict[str, dict[str, int]],
         error: exception.SaphiraError,
+        action: Action = Action.RESIZE,
     ) -> None:
         if held:
             self.placement.put_allocations(
@@ -88,9 +94,7 @@ class ResizeTasks:
             self.placement.delete_allocations(migration_uuid)
         with self.dbs.instance_cell(instance.uuid) as session:
             current = instances.get(session, instance.uuid)
-            instances.apply(
-                session, instance.uuid, transitions.fail(Action.RESIZE, current.vm_state)
-            )
+            instances.apply(session, instance.uuid, transitions.fail(action, current.vm_state))
             text = faults.of(error)
             actions.fault_create(
                 session, InstanceFault(instance.uuid, error.code, text.message, text.details)

@@ -183,6 +183,7 @@ _HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple), "reboot": _reboot, "lock": _lock, "unlock": _lock,
     "rebuild": _rebuild, "resize": _resize, "createImage": _create_image,
     "migrate": server_moves.migrate, "os-migrateLive": server_moves.live_migrate,
+    "evacuate": server_moves.evacuate,
     "os-getConsoleOutput": _console_output, "os-getVNCConsole": consoles.vnc_action,
     "os-getSPICEConsole": consoles.spice_action, "os-getSerialConsole": consoles.serial_action,
     "addSecurityGroup": groups.add, "removeSecurityGroup": groups.remove,

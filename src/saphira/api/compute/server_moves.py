@@ -10,15 +10,18 @@ while ``[DEFAULT] allow_resize_to_same_host`` is true.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from werkzeug.wrappers import Response
 
+from saphira.api.compute import hosts as api_hosts
 from saphira.api.compute import server_lookup
 from saphira.api.compute.app import Call
+from saphira.api.wsgi import json_response
 from saphira.computesvc import actions, hosts
 from saphira.domain.table import Action
-from saphira.exception import BadRequest, Conflict, NoValidHost
+from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
 from saphira.objects import Flavor, RequestSpec
 
 _HOST = {"type": ["string", "null"], "minLength": 1, "maxLength": 255}
@@ -129,3 +132,53 @@ def live_migrate(call: Call, server_id: str, _key: str, _body: Any) -> Response:
     if host is not None and host not in hosts.mapped_hosts(call.svc):
         raise BadRequest(f"Compute host {host} could not be found.")
     raise BadRequest(LIVE_REFUSED)
+
+
+def _evacuate_schema(call: Call) -> dict[str, Any]:
+    """Nova's evacuate bodies: onSharedStorage until 2.14, force from 2.29 to 2.67."""
+    props: dict[str, Any] = {"host": {"type": "string", "minLength": 1, "maxLength": 255},
+                             "adminPass": {"type": "string"}}  # fmt: skip
+    required: list[str] = []
+    if not call.at_least("2.14"):
+        props["onSharedStorage"] = {"type": ["boolean", "string"]}
+        required.append("onSharedStorage")
+    if call.at_least("2.29") and not call.at_least("2.68"):
+        props["force"] = {"type": "boolean"}
+    inner = {"type": "object", "properties": props, "required": required,
+             "additionalProperties": False}  # fmt: skip
+    return {"type": "object", "properties": {"evacuate": inner}}
+
+
+def _source_down(call: Call, host: str | None) -> None:
+    """Nova's ComputeServiceInUse (400) while the server's host still reports up."""
+    for entry in api_hosts.services(call):
+        service = entry.service
+        mine = service.host == host and service.binary.endswith("compute")
+        if mine and api_hosts.is_up(call, service):
+            raise BadRequest(f"Compute service of {host} is still in use.")
+
+
+def evacuate(call: Call, server_id: str, _key: str, _body: Any) -> Response:
+    """Rebuild a server of a dead host elsewhere from its image (no shared storage
+    here: ``onSharedStorage`` true is refused); 200, ``adminPass`` before 2.14."""
+    data = call.body(_evacuate_schema(call))["evacuate"]
+    if str(data.get("onSharedStorage", "false")).lower() in ("true", "1", "yes", "on"):
+        raise BadRequest("Invalid input: onSharedStorage: this cloud's hosts share "
+                         "no instance storage; evacuate rebuilds from the image.")  # fmt: skip
+    found = _placed(call, server_id, "os-evacuate")
+    instance, host = found.instance, data.get("host")
+    if host is not None and host == instance.host:
+        raise BadRequest("The target host can't be the same one.")
+    if host is not None and host not in hosts.mapped_hosts(call.svc):
+        raise NotFound(f"Compute host {host} could not be found.")
+    _source_down(call, instance.host)
+    actions.run(call.svc, found, Action.REBUILD, record="evacuate")
+    spec = _spec(found, found.instance.flavor, [], [host] if host else [])
+    try:
+        call.state.servers.evacuate_server(call.context, found.instance, spec)
+    except NoValidHost as error:
+        text = error.message if call.context.is_admin else error.public_message
+        raise BadRequest(text) from None
+    if call.at_least("2.14"):
+        return Response(status=200)
+    return json_response({"adminPass": data.get("adminPass") or secrets.token_urlsafe(9)})
