@@ -111,3 +111,20 @@ def test_live_migration_is_refused_with_the_reason(plane: Plane) -> None:
     api.wait(server_id, "SHUTOFF")
     assert api.action(server_id, body, user="admin", version="2.30").status_code == 409
     assert plane.allocations(server_id) == {"host-a": TINY}
+
+
+def test_a_migrate_failing_on_the_source_is_error_there_with_nothing_leaked(
+    plane: Plane,
+) -> None:
+    """The source powered off but could not hand its disks over: ERROR on the source
+    with the fault, the destination's claim dropped and the source's given back."""
+    server_id = _booted_on_a(plane, "host-b")
+    plane.faults.fail("migrate_disk_and_power_off", hosts=["host-a"], reason="disk unreadable")
+    response = plane.api.action(server_id, {"migrate": None}, user="admin")
+    assert response.status_code == 202, response.get_data(True)
+    failed = plane.api.wait(server_id, "ERROR", user="admin")
+    assert "disk unreadable" in failed["fault"]["message"]
+    assert failed["OS-EXT-SRV-ATTR:host"] == "host-a"
+    assert plane.allocations(server_id) == {"host-a": TINY}
+    assert plane.usages("host-b") == NONE
+    assert server_id not in plane.drivers["host-b"].guests

@@ -170,7 +170,7 @@ def evacuate(call: Call, server_id: str, _key: str, _body: Any) -> Response:
     if host is not None and host == instance.host:
         raise BadRequest("The target host can't be the same one.")
     if host is not None and host not in hosts.mapped_hosts(call.svc):
-        raise NotFound(f"Compute host {host} could not be found.")
+        raise NotFound(f"Compute host {host} not found.")  # Nova's words
     _source_down(call, instance.host)
     actions.run(call.svc, found, Action.REBUILD, record="evacuate")
     spec = _spec(found, found.instance.flavor, [], [host] if host else [])
