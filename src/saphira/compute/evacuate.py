@@ -41,11 +41,13 @@ class EvacuateMixin(ResizeMixin):
     def evacuate_instance(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
-        track = self._move(ctxt, instance, Action.REBUILD, "compute_rebuild_instance")
+        event = "compute_rebuild_instance"
+        track = self._move(ctxt, instance, Action.REBUILD, event, migration, failed="failed")
         track.done("claim", lambda: self._restore_source_claim(instance, migration))
         stopped = instance.vm_state == VmState.STOPPED
 
         def work() -> None:
+            self._status(ctxt, instance, migration, "pre-migrating")
             current = track.walk()
             driver = _node_driver(self, migration["dest_node"])
             nics = self._nics_here(track, current, migration["source_host"])
@@ -55,6 +57,7 @@ class EvacuateMixin(ResizeMixin):
             if stopped:
                 driver.power_off(here)
             power = driver.get_info(here).state
+            self._status(ctxt, instance, migration, "done")
             track.finish({"host": self.host, "node": migration["dest_node"],
                           "power_state": int(power)})  # fmt: skip
 

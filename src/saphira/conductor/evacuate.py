@@ -32,6 +32,8 @@ class EvacuateTasks(ResizeTasks):
         self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec
     ) -> None:
         migration_uuid, held = self._hand_over(instance)
+        flavor = instance.flavor.flavorid
+        self._record(instance, migration_uuid, "evacuation", "accepted", flavor)
         ignore = [*request_spec.ignore_hosts, *([instance.host] if instance.host else [])]
         spec = dataclasses.replace(request_spec, num_instances=1, ignore_hosts=ignore)
         try:
@@ -41,6 +43,7 @@ class EvacuateTasks(ResizeTasks):
         except exception.SaphiraError as error:
             self._undo(ctxt, instance, migration_uuid, held, error, Action.REBUILD)
             raise
+        self._destination(instance, migration_uuid, selection.host, selection.node)
         migration: dict[str, Any] = {
             "uuid": migration_uuid,
             "source_host": instance.host, "source_node": instance.node,

@@ -36,6 +36,7 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("os-migrate-server:migrate:host", ADMIN, "POST", _ACTION),
     ("os-migrate-server:migrate_live", ADMIN, "POST", _ACTION),
     ("os-evacuate", ADMIN, "POST", _ACTION),
+    ("os-migrations:index", ADMIN, "GET", "/os-migrations"),
     ("os-extended-server-attributes", ADMIN, "GET", _S),
     ("os-lock-server:lock", MEMBER_OR_ADMIN, "POST", _ACTION),
     ("os-lock-server:unlock", MEMBER_OR_ADMIN, "POST", _ACTION),

@@ -29,7 +29,8 @@ Version history:
   every state change is an action or an event of the table. Methods changed
   their arguments or went, so this is a new major version; a 1.x caller is
   refused.
-* 2.1 - evacuate_server (call): rebuild a server of a dead host elsewhere.
+* 2.1 - evacuate_server (call): rebuild a server of a dead host elsewhere;
+  migration_status (call): an agent's step of a move, for os-migrations.
 """
 
 from __future__ import annotations
@@ -124,6 +125,16 @@ class ConductorAPI(RPCAPI):
         self.call(
             ctxt, "evacuate_server", version="2.1", instance=instance, request_spec=request_spec
         )
+
+    def migration_status(
+        self, ctxt: RequestContext, instance_uuid: str, migration_uuid: str, status: str
+    ) -> None:
+        """2.1: the move's status as os-migrations shows it (Nova's words: migrating,
+        post-migrating, finished, confirmed, reverting, reverted, done, error...)."""
+        self.call(
+            ctxt, "migration_status", version="2.1", instance_uuid=instance_uuid,
+            migration_uuid=migration_uuid, status=status,
+        )  # fmt: skip
 
     # -- instances (agent-facing) ---------------------------------------------
     def instance_get(self, ctxt: RequestContext, instance_uuid: str) -> Instance:
