@@ -92,3 +92,17 @@ def test_a_failed_evacuation_is_error_on_the_old_host_with_nothing_leaked(plane:
     assert server_id not in plane.drivers["host-b"].guests
     assert plane.allocations(server_id) == {"host-a": TINY}
     assert plane.usages("host-b") == NONE
+
+
+def test_the_dead_hosts_agent_removes_the_leftover_guest_when_it_starts(plane: Plane) -> None:
+    server_id = _booted_on_a(plane)
+    api = plane.api
+    _force_down(plane, "host-a")
+    assert api.action(server_id, {"evacuate": {}}, user="admin", version="2.14").status_code == 200
+    api.wait(server_id, "ACTIVE", user="admin")
+    plane.computes.pop("host-a").stop()  # host-a's agent was down all along; now it starts
+    _force_down(plane, "host-a", down=False)
+    plane.add_driver(plane.drivers["host-a"])
+    assert server_id not in plane.drivers["host-a"].guests
+    assert plane.usages("host-a") == NONE
+    assert plane.api.server(server_id, "admin")["OS-EXT-SRV-ATTR:host"] == "host-b"
