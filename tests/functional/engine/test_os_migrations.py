@@ -41,6 +41,13 @@ def test_a_migration_then_a_resize_are_listed_with_their_steps(plane: Plane) -> 
     old = _listed(plane, version="2.1")[0]
     assert "migration_type" not in old and "uuid" not in old
     assert api.call("GET", "/os-migrations", user="demo").status_code == 403
+    page = plane.api.ok("GET", "/os-migrations?limit=1", user="admin", version="2.59")
+    assert [m["uuid"] for m in page["migrations"]] == [newest["uuid"]]
+    assert f"marker={newest['uuid']}" in page["migrations_links"][0]["href"]
+    rest = _listed(plane, version="2.59", query=f"?marker={newest['uuid']}")
+    assert [m["uuid"] for m in rest] == [oldest["uuid"]]
+    bad = api.call("GET", "/os-migrations?marker=nope", user="admin", version="2.59")
+    assert bad.status_code == 400
 
 
 def test_a_failed_migration_and_an_evacuation_say_so(plane: Plane) -> None:

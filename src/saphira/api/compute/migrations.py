@@ -3,7 +3,8 @@
 Filters ``host`` (source or destination), ``status``, ``instance_uuid``,
 ``migration_type`` and ``source_compute``, as Nova; 2.23 adds ``id``-linked
 ``migration_type``, 2.59 ``uuid``, 2.80 ``user_id``/``project_id`` (Nova's
-view). Paging (2.59 ``limit``/``marker``) is not served: every row comes back.
+view); from 2.59 ``limit`` and ``marker`` (a migration uuid) page the list,
+with ``migrations_links`` to the next page.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
 from saphira.api.compute.app import Call, route
+from saphira.api.compute.common import paging
 from saphira.api.wsgi import json_response
 from saphira.computesvc import migrations
 from saphira.computesvc.migrations import MigrationFilter, MigrationRecord
+from saphira.exception import BadRequest
 
 _FILTERS = ("instance_uuid", "host", "status", "migration_type", "source_compute")
 
@@ -44,13 +47,29 @@ def _view(call: Call, m: MigrationRecord, ids: dict[str, int]) -> dict[str, Any]
     return body
 
 
+def _page(call: Call, rows: list[MigrationRecord]) -> tuple[list[MigrationRecord], dict[str, Any]]:
+    limit, marker = paging(call)
+    if marker is not None:
+        uuids = [row.uuid for row in rows]
+        if marker not in uuids:
+            raise BadRequest(f"Marker {marker} could not be found.")
+        rows = rows[uuids.index(marker) + 1 :]
+    extra: dict[str, Any] = {}
+    if 0 < limit < len(rows):
+        extra["migrations_links"] = call.next_link("os-migrations", rows[limit - 1].uuid)
+    return rows[:limit], extra
+
+
 def index(call: Call) -> Response:
     call.enforce("os_compute_api:os-migrations:index")
     args = call.request.args
     wanted = MigrationFilter(**{name: args.get(name) for name in _FILTERS})
     found = migrations.listed(call.svc, wanted)
+    extra: dict[str, Any] = {}
+    if call.at_least("2.59"):
+        found, extra = _page(call, found)
     ids = migrations.flavor_ids(call.svc, found)
-    return json_response({"migrations": [_view(call, m, ids) for m in found]})
+    return json_response({"migrations": [_view(call, m, ids) for m in found], **extra})
 
 
 def routes() -> list[Rule]:
