@@ -5,7 +5,8 @@ task_state; the agent advances through the remaining steps, calls the
 driver, and finishes (or fails, with a fault) through the conductor, each
 action as one ``tracked.TrackedAction`` (its event, its undos, one failure
 report). The agent never touches a database. The build is ``build.BuildMixin``, resize
-``resize.ResizeMixin``, NIC attach and detach ``interfaces.InterfaceMixin``;
+``resize.ResizeMixin``, evacuate ``evacuate.EvacuateMixin``, NIC attach and detach
+``interfaces.InterfaceMixin``;
 every call that (re)defines a guest gets its NICs from the instance's info
 cache.
 """
@@ -19,8 +20,8 @@ from typing import Any
 from saphira import exception
 from saphira.clients.image import ImageClient
 from saphira.clients.placement import PlacementClient
-from saphira.compute import resize
 from saphira.compute.build import BuildMixin, VifPlugging
+from saphira.compute.evacuate import EvacuateMixin
 from saphira.compute.events import VIF_PLUGGED, InstanceEvents
 from saphira.compute.images import image_meta
 from saphira.compute.interfaces import InterfaceMixin, NicLocks
@@ -42,7 +43,7 @@ LOG = logging.getLogger(__name__)
 Work = Callable[[ComputeDriver, Instance], None]
 
 
-class ComputeManager(BuildMixin, resize.ResizeMixin, InterfaceMixin):
+class ComputeManager(BuildMixin, EvacuateMixin, InterfaceMixin):
     target = endpoint_target(ComputeAPI.RPC_API_VERSION)
 
     def __init__(

@@ -7,6 +7,7 @@ drops the migration's, revert gives it back to the instance."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from saphira.domain.states import TaskState
 from saphira.domain.table import Action, Event
 from saphira.objects import Flavor, Instance, RequestSpec, Selection
 from saphira.rpc.rpcapi.compute import OLD_VM_STATE_KEY, RESIZE_KEY
-from saphira.virt.types import Migration, NetworkInfo
+from saphira.virt.types import Migration, MigrationTarget, NetworkInfo
 
 if TYPE_CHECKING:
     from saphira.clients.placement import PlacementClient
@@ -37,9 +38,11 @@ def _flavor(value: Flavor | dict[str, Any]) -> Flavor:
 
 
 def _migration(data: dict[str, Any]) -> Migration:
+    target = data.get("target")
     return Migration(
         data["uuid"], data["source_host"], data["source_node"], data["dest_host"],
         data["dest_node"], _flavor(data["old_flavor"]), _flavor(data["new_flavor"]),
+        MigrationTarget(**target) if target else None,
     )  # fmt: skip
 
 
@@ -61,19 +64,32 @@ class ResizeMixin:
     network: Networking | None
 
     def _move(
-        self, ctxt: RequestContext, instance: Instance, action: Action, event: str
-    ) -> TrackedAction:
-        """One agent's part of a move, as a tracked action with its event."""
-        return TrackedAction(self.conductor, ctxt, instance, action, event, self.host)
+        self, ctxt: RequestContext, instance: Instance, action: Action, event: str,
+        migration: dict[str, Any], failed: str = "error",
+    ) -> TrackedAction:  # fmt: skip
+        """One agent's part of a move, as a tracked action with its event; a failure
+        marks the migration ``failed`` (the last undo; Nova's words)."""
+        track = TrackedAction(self.conductor, ctxt, instance, action, event, self.host)
+        track.done("status", lambda: self._status(ctxt, instance, migration, failed))
+        return track
 
     def _claimed(
         self, ctxt: RequestContext, instance: Instance, event: str, migration: dict[str, Any]
     ) -> TrackedAction:
         """A resize hop while the destination holds the claim: a failure gives the
         source its claim back."""
-        track = self._move(ctxt, instance, Action.RESIZE, event)
+        track = self._move(ctxt, instance, Action.RESIZE, event, migration)
         track.done("claim", lambda: self._restore_source_claim(instance, migration))
         return track
+
+    def _status(self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any],
+                status: str) -> None:  # fmt: skip
+        """The move's status for os-migrations; a lost update is only logged."""
+        try:
+            self.conductor.migration_status(ctxt, instance.uuid, migration["uuid"], status)
+        except Exception:
+            LOG.exception("migration %s of %s: status %s not recorded",
+                          migration["uuid"], instance.uuid, status)  # fmt: skip
 
     def _restore_source_claim(self, instance: Instance, migration: dict[str, Any]) -> None:
         """Drop the destination claim and give the migration's (source) one back."""
@@ -131,6 +147,10 @@ class ResizeMixin:
         def work() -> None:
             if self.host != migration["dest_host"]:
                 raise ValueError(f"prep_resize for {migration['dest_host']} reached {self.host}")
+            driver = _node_driver(self, migration["dest_node"])
+            target = driver.prepare_migration_target(instance, _migration(migration))
+            if target is not None:  # the source sends the disks there (one time, checked)
+                migration["target"] = dataclasses.asdict(target)
 
         if not isinstance(track.run(work), Failed):
             self.compute.resize_instance(
@@ -154,7 +174,9 @@ class ResizeMixin:
             track.advance(T.RESIZE_PREP)
             driver = _node_driver(self, migration["source_node"])
             track.failing_as(Event.MOVE_ERROR)
+            self._status(ctxt, instance, migration, "migrating")
             driver.migrate_disk_and_power_off(instance, _migration(migration), flavor)
+            self._status(ctxt, instance, migration, "post-migrating")
             return track.advance(T.RESIZE_MIGRATING)
 
         moved = track.run(work)
@@ -187,6 +209,7 @@ class ResizeMixin:
                 nics, power_on,
             )  # fmt: skip
             power = driver.get_info(instance).state
+            self._status(ctxt, instance, migration, "finished")
             track.finish(
                 {"host": migration["dest_host"], "node": migration["dest_node"],
                  "flavor": flavor, "power_state": int(power)},
@@ -197,12 +220,14 @@ class ResizeMixin:
     def confirm_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
-        track = self._move(ctxt, instance, Action.CONFIRM_RESIZE, "compute_confirm_resize")
+        event = "compute_confirm_resize"
+        track = self._move(ctxt, instance, Action.CONFIRM_RESIZE, event, migration)
 
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
             driver.confirm_migration(instance, _migration(migration))
             self.placement.delete_allocations(migration["uuid"])
+            self._status(ctxt, instance, migration, "confirmed")
             track.finish({"system_metadata": _without_resize(instance)})
 
         track.run(work)
@@ -210,9 +235,11 @@ class ResizeMixin:
     def revert_resize(
         self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
     ) -> None:
-        track = self._move(ctxt, instance, Action.REVERT_RESIZE, "compute_revert_resize")
+        event = "compute_revert_resize"
+        track = self._move(ctxt, instance, Action.REVERT_RESIZE, event, migration)
 
         def work() -> None:
+            self._status(ctxt, instance, migration, "reverting")
             if migration["dest_node"] != migration["source_node"]:
                 _node_driver(self, migration["dest_node"]).destroy(instance, network_info(instance))
             self._restore_source_claim(instance, migration)
@@ -225,7 +252,7 @@ class ResizeMixin:
     ) -> None:
         move = _migration(migration)
         event = "compute_finish_revert_resize"
-        track = self._move(ctxt, instance, Action.REVERT_RESIZE, event)
+        track = self._move(ctxt, instance, Action.REVERT_RESIZE, event, migration)
 
         def work() -> None:
             driver = _node_driver(self, migration["source_node"])
@@ -233,6 +260,7 @@ class ResizeMixin:
             nics = self._nics_here(track, instance, migration["dest_host"])
             driver.finish_revert_migration(instance, move, nics, power_on)
             power = driver.get_info(instance).state
+            self._status(ctxt, instance, migration, "reverted")
             track.finish(
                 {"host": migration["source_host"], "node": migration["source_node"],
                  "flavor": move.old_flavor, "power_state": int(power),

@@ -39,8 +39,12 @@ def _placed_or_conflict(found: Located, recorded_as: str) -> None:
                        f"vm_state building")  # fmt: skip
 
 
-def run(caller: Caller, found: Located, action: Action, **changes: Any) -> None:
-    """Check, compare-and-swap and record ``action``; ``found.instance`` is then the new row."""
+def run(
+    caller: Caller, found: Located, action: Action, *, record: str | None = None, **changes: Any
+) -> None:
+    """Check, compare-and-swap and record ``action`` (as ``record`` if given: a cold
+    migrate is the resize row recorded as ``migrate``, as Nova does); ``found.instance``
+    is then the new row."""
     instance = found.instance
     rule = transitions.rule(action)
     _placed_or_conflict(found, rule.recorded_as)
@@ -52,7 +56,7 @@ def run(caller: Caller, found: Located, action: Action, **changes: Any) -> None:
         instances.apply(session, instance.uuid, move, method=rule.recorded_as)
         if changes:
             instances.update(session, instance.uuid, **changes)
-        record_action(session, caller, instance.uuid, rule.recorded_as)
+        record_action(session, caller, instance.uuid, record or rule.recorded_as)
         found.instance = instances.get(session, instance.uuid)
 
 

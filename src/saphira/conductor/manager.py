@@ -8,8 +8,8 @@ from saphira.clients.placement import PlacementClient
 from saphira.conductor.build import BuildTasks
 from saphira.conductor.build_reports import BuildReports
 from saphira.conductor.databases import Databases
+from saphira.conductor.evacuate import EvacuateTasks
 from saphira.conductor.records import Records
-from saphira.conductor.resize import ResizeTasks
 from saphira.rpc.rpcapi.compute import ComputeAPI
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.rpcapi.scheduler import SchedulerAPI
@@ -18,7 +18,7 @@ from saphira.rpc.server import endpoint_target
 LOG = logging.getLogger(__name__)
 
 
-class ConductorManager(Records, BuildReports, BuildTasks, ResizeTasks):
+class ConductorManager(Records, BuildReports, BuildTasks, EvacuateTasks):
     target = endpoint_target(ConductorAPI.RPC_API_VERSION)
 
     def __init__(

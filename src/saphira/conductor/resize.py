@@ -14,7 +14,7 @@ from saphira.conductor import faults
 from saphira.conductor.databases import Databases
 from saphira.conductor.records import column_updates
 from saphira.context import RequestContext
-from saphira.db.cell import actions, instances
+from saphira.db.cell import actions, instances, migration_rows
 from saphira.domain import transitions
 from saphira.domain.table import Action
 from saphira.objects import Flavor, Instance, InstanceFault, RequestSpec
@@ -36,16 +36,10 @@ class ResizeTasks:
         request_spec: RequestSpec,
         clean_shutdown: bool = True,
     ) -> None:
-        migration_uuid = str(uuidlib.uuid4())
-        source = self.placement.get_allocations(instance.uuid).get("allocations", {})
-        held = {rp: dict(v["resources"]) for rp, v in source.items()}
-        if held:
-            self.placement.put_allocations(
-                migration_uuid, held, project_id=instance.project_id, user_id=instance.user_id,
-                consumer_generation=None,
-            )  # fmt: skip
-            self.placement.delete_allocations(instance.uuid)
+        migration_uuid, held = self._hand_over(instance)
         spec = dataclasses.replace(request_spec, flavor=flavor, num_instances=1)
+        kind = "migration" if flavor.flavorid == instance.flavor.flavorid else "resize"
+        self._record(instance, migration_uuid, kind, "pre-migrating", flavor.flavorid)
         try:
             selection = self.scheduler.select_destinations(
                 ctxt, spec, [instance.uuid], return_alternates=False
@@ -53,6 +47,7 @@ class ResizeTasks:
         except exception.SaphiraError as error:
             self._undo(ctxt, instance, migration_uuid, held, error)
             raise
+        self._destination(instance, migration_uuid, selection.host, selection.node)
         migration: dict[str, Any] = {
             "uuid": migration_uuid,
             "source_host": instance.host, "source_node": instance.node,
@@ -72,6 +67,41 @@ class ResizeTasks:
             ctxt, updated, flavor, {}, spec, selection, clean_shutdown=clean_shutdown
         )
 
+    def _record(
+        self, instance: Instance, uuid: str, kind: str, status: str, new_flavor: str
+    ) -> None:
+        """The move's row in the migrations table (os-migrations), before any work."""
+        with self.dbs.instance_cell(instance.uuid) as session:
+            migration_rows.create(
+                session, uuid=uuid, instance_uuid=instance.uuid, migration_type=kind,
+                status=status, source_compute=instance.host, source_node=instance.node,
+                old_flavor_id=instance.flavor.flavorid, new_flavor_id=new_flavor,
+                project_id=instance.project_id, user_id=instance.user_id,
+            )  # fmt: skip
+
+    def migration_status(
+        self, ctxt: RequestContext, instance_uuid: str, migration_uuid: str, status: str
+    ) -> None:
+        with self.dbs.instance_cell(instance_uuid) as session:
+            migration_rows.set_status(session, migration_uuid, status)
+
+    def _destination(self, instance: Instance, uuid: str, host: str, node: str) -> None:
+        with self.dbs.instance_cell(instance.uuid) as session:
+            migration_rows.set_destination(session, uuid, host, node)
+
+    def _hand_over(self, instance: Instance) -> tuple[str, dict[str, dict[str, int]]]:
+        """The instance's claim moved to a new migration consumer: (its uuid, the claim)."""
+        migration_uuid = str(uuidlib.uuid4())
+        source = self.placement.get_allocations(instance.uuid).get("allocations", {})
+        held = {rp: dict(v["resources"]) for rp, v in source.items()}
+        if held:
+            self.placement.put_allocations(
+                migration_uuid, held, project_id=instance.project_id, user_id=instance.user_id,
+                consumer_generation=None,
+            )  # fmt: skip
+            self.placement.delete_allocations(instance.uuid)
+        return migration_uuid, held
+
     def _undo(
         self,
         ctxt: RequestContext,
@@ -79,6 +109,7 @@ class ResizeTasks:
         migration_uuid: str,
         held: dict[str, dict[str, int]],
         error: exception.SaphiraError,
+        action: Action = Action.RESIZE,
     ) -> None:
         if held:
             self.placement.put_allocations(
@@ -87,10 +118,9 @@ class ResizeTasks:
             )  # fmt: skip
             self.placement.delete_allocations(migration_uuid)
         with self.dbs.instance_cell(instance.uuid) as session:
+            migration_rows.set_status(session, migration_uuid, "error")
             current = instances.get(session, instance.uuid)
-            instances.apply(
-                session, instance.uuid, transitions.fail(Action.RESIZE, current.vm_state)
-            )
+            instances.apply(session, instance.uuid, transitions.fail(action, current.vm_state))
             text = faults.of(error)
             actions.fault_create(
                 session, InstanceFault(instance.uuid, error.code, text.message, text.details)

@@ -33,6 +33,13 @@ default_opts: list[cfg.Opt] = [
         default="internal",
         help="Availability zone reported for services other than nova-compute.",
     ),
+    cfg.BoolOpt(
+        "allow_resize_to_same_host",
+        default=True,
+        help="Whether a resize may land on the server's own host (a cold migrate never "
+        "does). Nova's default is false; ours is true so a one-host all-in-one can resize "
+        "(devstack sets it for the same reason); a cloud of several hosts may turn it off.",
+    ),
 ]
 
 quota_group = cfg.OptGroup("quota", help="Default quotas (a project or user may override them).")

@@ -28,6 +28,7 @@ from saphira.virt.types import (
     LifecycleEvent,
     LifecycleTransition,
     Migration,
+    MigrationTarget,
     NetworkInfo,
     RebootType,
     SnapshotUpload,
@@ -144,6 +145,14 @@ class ComputeDriver(abc.ABC):
 
     # -- resize (migrate_disk_and_power_off on the source, finish_migration on
     # the destination, then confirm on the source or revert on both) ----------
+    def prepare_migration_target(
+        self, instance: Instance, migration: Migration
+    ) -> MigrationTarget | None:
+        """On the destination, before the source moves anything: where the source is
+        to send the guest's disks, or None when nothing needs sending (this host's
+        own resize, or a driver whose guests have no local files)."""
+        return None
+
     @abc.abstractmethod
     def migrate_disk_and_power_off(
         self, instance: Instance, migration: Migration, flavor: Flavor, timeout: int = 0

@@ -83,6 +83,15 @@ SnapshotUpload = Callable[[ImageData], None]
 
 
 @dataclasses.dataclass(frozen=True)
+class MigrationTarget:
+    """Where the source sends a guest's disks: the destination's one-time receiver."""
+
+    address: str
+    port: int
+    token: str
+
+
+@dataclasses.dataclass(frozen=True)
 class Migration:
     """A resize between (possibly the same) hosts."""
 
@@ -93,6 +102,8 @@ class Migration:
     dest_node: str
     old_flavor: Flavor
     new_flavor: Flavor
+    # The destination's receiver when the disks must move (another host).
+    target: MigrationTarget | None = None
 
 
 class LifecycleTransition(enum.StrEnum):

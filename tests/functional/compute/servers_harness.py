@@ -167,6 +167,10 @@ class Recorder:
     ) -> None:
         self.casts.append(("conductor", "migrate_server", {"flavor": flavor.flavorid}))
 
+    def evacuate_server(self, context: RequestContext, instance: Instance,
+                        spec: RequestSpec) -> None:  # fmt: skip
+        self.casts.append(("conductor", "evacuate_server", {"host": instance.host}))
+
 
 class FakeImages:
     def __init__(self) -> None:

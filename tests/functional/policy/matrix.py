@@ -175,6 +175,7 @@ COMPUTE: dict[tuple[str, str], Profile] = {
     ("GET", f"{_S}/os-instance-actions"): PROJECT_READ,
     ("GET", f"{_S}/os-instance-actions/<request_id>"): PROJECT_READ,
     ("POST", "/v2.1/os-server-external-events"): ADMIN_ONLY,
+    ("GET", "/v2.1/os-migrations"): ADMIN_ONLY,
     # The network proxies (up to 2.35): reads go to the network service with
     # the caller's token; nova-network's writes are gone (410) for everyone.
     ("GET", "/v2.1/os-networks"): AUTHENTICATED,

@@ -94,7 +94,9 @@ def test_a_finished_resize_lands_and_closes_its_event_in_one_call() -> None:
     w.guest("h1")
     w.manager.finish_resize(CTXT, w.instance, SMALL, {}, _migration(w))
 
-    assert w.conductor.sent == ["action_event_start", "instance_advance", "instance_finish"]
+    assert w.conductor.sent == [
+        "action_event_start", "instance_advance", "migration_status", "instance_finish",
+    ]  # fmt: skip
     assert w.conductor.closed == [("compute_finish_resize", "Success")]
     assert (w.instance.vm_state, w.instance.task_state) == (VmState.RESIZED, None)
     assert "vm-1" in w.drivers["h2"].guests and w.conductor.faults == []

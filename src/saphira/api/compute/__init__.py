@@ -25,6 +25,7 @@ from saphira.api.compute import (
     hypervisors,
     instance_actions,
     keypairs,
+    migrations,
     networks,
     quota_classes,
     quotas,
@@ -87,6 +88,7 @@ def routes() -> list[Rule]:
         *server_interfaces.routes(),
         *server_security_groups.routes(),
         *instance_actions.routes(),
+        *migrations.routes(),
         *networks.routes(),
         *security_groups.routes(),
     ]

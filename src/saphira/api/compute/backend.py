@@ -122,6 +122,10 @@ class ServerBackend(Protocol):
         self, context: RequestContext, instance: Instance, flavor: Flavor, spec: RequestSpec
     ) -> None: ...
 
+    def evacuate_server(
+        self, context: RequestContext, instance: Instance, spec: RequestSpec
+    ) -> None: ...
+
 
 class RpcBackend:
     """The conductor and compute stubs, made on first use (the bus may start later)."""
@@ -155,3 +159,8 @@ class RpcBackend:
         self, context: RequestContext, instance: Instance, flavor: Flavor, spec: RequestSpec
     ) -> None:
         self._clients()[0].migrate_server(context, instance, flavor, spec)
+
+    def evacuate_server(
+        self, context: RequestContext, instance: Instance, spec: RequestSpec
+    ) -> None:
+        self._clients()[0].evacuate_server(context, instance, spec)

@@ -16,7 +16,7 @@ from typing import Any
 from werkzeug.routing import Rule
 from werkzeug.wrappers import Response
 
-from saphira.api.compute import consoles, server_create, server_lookup, server_schemas
+from saphira.api.compute import consoles, server_create, server_lookup, server_moves, server_schemas
 from saphira.api.compute import server_security_groups as groups
 from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, route
@@ -26,8 +26,8 @@ from saphira.api.wsgi import json_response
 from saphira.computesvc import actions, quota
 from saphira.context import RequestContext
 from saphira.domain.table import Action
-from saphira.exception import BadRequest, Conflict, NotFound, NoValidHost
-from saphira.objects import Instance, RequestSpec
+from saphira.exception import BadRequest, Conflict, NotFound
+from saphira.objects import Instance
 
 # body key -> (policy rule, table action, what the compute host is sent)
 _SIMPLE: dict[str, tuple[str, Action, HostCast]] = {
@@ -139,14 +139,7 @@ def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
     scope = quota.Scope(found.instance.project_id, found.instance.user_id)
     quota.check(call.state.quota, call.svc, scope, deltas)
     run(call, found, Action.RESIZE)
-    spec = RequestSpec(server_id, found.instance.project_id, found.instance.user_id, flavor,
-                       image_ref=found.instance.image_ref)  # fmt: skip
-    try:
-        call.state.servers.migrate_server(call.context, found.instance, flavor, spec)
-    except NoValidHost as error:
-        if call.context.is_admin:
-            raise
-        raise NoValidHost(error.public_message) from None  # no other hosts' names
+    server_moves.resize_elsewhere(call, found, flavor)
     return Response(status=202)
 
 
@@ -189,6 +182,8 @@ Handler = Callable[[Call, str, str, Any], Response]
 _HANDLERS: dict[str, Handler] = {
     **dict.fromkeys(_SIMPLE, _simple), "reboot": _reboot, "lock": _lock, "unlock": _lock,
     "rebuild": _rebuild, "resize": _resize, "createImage": _create_image,
+    "migrate": server_moves.migrate, "os-migrateLive": server_moves.live_migrate,
+    "evacuate": server_moves.evacuate,
     "os-getConsoleOutput": _console_output, "os-getVNCConsole": consoles.vnc_action,
     "os-getSPICEConsole": consoles.spice_action, "os-getSerialConsole": consoles.serial_action,
     "addSecurityGroup": groups.add, "removeSecurityGroup": groups.remove,

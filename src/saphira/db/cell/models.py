@@ -2,7 +2,7 @@
 
 Host discovery's services and compute_nodes (cell_0001), then instances and
 what hangs off them (cell_0002): faults, actions and their events, metadata,
-tags and the network info cache; console tokens (cell_0003).
+tags and the network info cache; console tokens (cell_0003); migrations (cell_0004).
 Rows are soft-deleted as in Nova: ``deleted`` holds 0 while live and the row's
 id once deleted, so a host can re-register under the same name while unique
 constraints still hold.
@@ -238,3 +238,34 @@ class ConsoleAuthToken(Base):
     instance_uuid: Mapped[str] = mapped_column(UUID)
     access_url_base: Mapped[str | None] = mapped_column(sa.String(255))
     expires: Mapped[int]
+
+
+class Migration(SoftDeleteMixin, Base):
+    """One move of an instance between hosts (cell_0004, Nova's migrations table):
+    a resize, a cold migration or an evacuation, as os-migrations lists it."""
+
+    __tablename__ = "migrations"
+    __table_args__ = (
+        sa.Index("migrations_instance_uuid_and_status_idx", "deleted", "instance_uuid", "status"),
+        sa.Index(
+            "migrations_by_host_nodes_and_status_idx",
+            "deleted",
+            "source_compute",
+            "dest_compute",
+            "status",
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=True)
+    uuid: Mapped[str] = mapped_column(UUID, unique=True)
+    instance_uuid: Mapped[str] = mapped_column(UUID)
+    source_compute: Mapped[str | None] = mapped_column(sa.String(255))
+    dest_compute: Mapped[str | None] = mapped_column(sa.String(255))
+    source_node: Mapped[str | None] = mapped_column(sa.String(255))
+    dest_node: Mapped[str | None] = mapped_column(sa.String(255))
+    old_flavor_id: Mapped[str | None] = mapped_column(sa.String(255))
+    new_flavor_id: Mapped[str | None] = mapped_column(sa.String(255))
+    migration_type: Mapped[str] = mapped_column(sa.String(32))
+    status: Mapped[str] = mapped_column(sa.String(255))
+    project_id: Mapped[str | None] = mapped_column(sa.String(255))
+    user_id: Mapped[str | None] = mapped_column(sa.String(255))

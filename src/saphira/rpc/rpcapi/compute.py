@@ -21,6 +21,8 @@ Version history:
   of the image, spec, host list, admin password, networks and tried hosts.
 * 1.4 - get_console_endpoint(instance, console_type): a typed ConsoleEndpoint for
   any console type, instead of get_vnc_console's dict (still served for 1.0-1.3).
+* 1.5 - evacuate_instance(instance, migration): rebuild on the destination a
+  server whose host is down.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ from saphira.objects import (
 from saphira.rpc.client import RPCAPI
 
 RESIZE_KEY = "resize_migration"
+# An evacuation (JSON: uuid, source_host, source_node, dest_host, dest_node): kept
+# until the source's agent comes back, removes its guest and frees the source claim.
+EVACUATE_KEY = "evacuated_from"
 OLD_VM_STATE_KEY = "old_vm_state"
 
 
@@ -52,7 +57,7 @@ def resize_migration(instance: Instance) -> dict[str, Any]:
 
 class ComputeAPI(RPCAPI):
     TOPIC = "compute"
-    RPC_API_VERSION = "1.4"
+    RPC_API_VERSION = "1.5"
 
     # -- build / delete -----------------------------------------------------
     def build_and_run_instance(
@@ -69,6 +74,16 @@ class ComputeAPI(RPCAPI):
         self.cast(
             ctxt, "build_and_run_instance", version="1.3", server=order.host_list[0].host,
             instance=instance, node=node, order=order,
+        )  # fmt: skip
+
+    def evacuate_instance(
+        self, ctxt: RequestContext, instance: Instance, migration: dict[str, Any]
+    ) -> None:
+        """1.5: spawn ``instance`` (its host is down) on ``migration["dest_host"]``
+        from its image; the scheduler's claim for it is made."""
+        self.cast(
+            ctxt, "evacuate_instance", version="1.5", server=migration["dest_host"],
+            instance=instance, migration=migration,
         )  # fmt: skip
 
     def terminate_instance(self, ctxt: RequestContext, instance: Instance) -> None:

@@ -29,6 +29,8 @@ Version history:
   every state change is an action or an event of the table. Methods changed
   their arguments or went, so this is a new major version; a 1.x caller is
   refused.
+* 2.1 - evacuate_server (call): rebuild a server of a dead host elsewhere;
+  migration_status (call): an agent's step of a move, for os-migrations.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class ConductorAPI(RPCAPI):
     """See the version history above."""
 
     TOPIC = "conductor"
-    RPC_API_VERSION = "2.0"
+    RPC_API_VERSION = "2.1"
     BASE_VERSION = "2.0"
 
     # -- tasks ----------------------------------------------------------------
@@ -110,6 +112,28 @@ class ConductorAPI(RPCAPI):
         self.call(
             ctxt, "migrate_server", instance=instance, flavor=flavor,
             request_spec=request_spec, clean_shutdown=clean_shutdown,
+        )  # fmt: skip
+
+    def evacuate_server(
+        self, ctxt: RequestContext, instance: Instance, request_spec: RequestSpec
+    ) -> None:
+        """Evacuate (2.1): the API has checked the host is down and moved the instance
+        to rebuilding. The conductor moves the source allocation to a migration
+        consumer (freed when the dead host comes back and removes its guest), asks
+        the scheduler for another host and casts ComputeAPI.evacuate_instance to it.
+        NoValidHost sends the instance to ERROR with the fault and is raised."""
+        self.call(
+            ctxt, "evacuate_server", version="2.1", instance=instance, request_spec=request_spec
+        )
+
+    def migration_status(
+        self, ctxt: RequestContext, instance_uuid: str, migration_uuid: str, status: str
+    ) -> None:
+        """2.1: the move's status as os-migrations shows it (Nova's words: migrating,
+        post-migrating, finished, confirmed, reverting, reverted, done, error...)."""
+        self.call(
+            ctxt, "migration_status", version="2.1", instance_uuid=instance_uuid,
+            migration_uuid=migration_uuid, status=status,
         )  # fmt: skip
 
     # -- instances (agent-facing) ---------------------------------------------

@@ -64,6 +64,14 @@ def create_overlay(base: Path, base_format: str, dest: Path, size_gb: int) -> No
     _run("create", argv, dest)
 
 
+def rebase_unsafe(path: Path, base: Path, base_format: str) -> None:
+    """Point the overlay ``path`` at ``base``, the same image in another place (a
+    disk received from another host): only the header changes, no data is read."""
+    argv = ["qemu-img", "rebase", "-q", "-u", "-f", "qcow2", "-b", str(base.resolve()),
+            "-F", base_format, str(path)]  # fmt: skip
+    _run("rebase", argv, path)
+
+
 def create_blank(dest: Path, size_gb: int) -> None:
     if size_gb <= 0:
         raise VirtError(f"cannot create {dest}: a blank disk needs a size, got {size_gb} GiB")

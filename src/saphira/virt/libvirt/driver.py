@@ -29,7 +29,7 @@ from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
 from saphira.virt import configdrive, kvm_probe
 from saphira.virt.driver import ComputeDriver
 from saphira.virt.errors import GuestNotFound, VirtError
-from saphira.virt.libvirt import disks, domain, guest, nics, resources
+from saphira.virt.libvirt import disks, domain, guest, nics, resources, transfer
 from saphira.virt.libvirt.config import from_xml, interface_xml, to_xml
 from saphira.virt.libvirt.host import Host
 from saphira.virt.libvirt.imagecache import ImageCache
@@ -53,6 +53,7 @@ from saphira.virt.types import (
     InstanceInfo,
     LifecycleTransition,
     Migration,
+    MigrationTarget,
     NetworkInfo,
     RebootType,
     SnapshotUpload,
@@ -90,6 +91,7 @@ class Settings:
     unused_base_min_age: int = 86400
     drive: configdrive.DriveSettings = field(default_factory=configdrive.DriveSettings)
     serial_ports: range = range(10000, 20001)  # [serial_console] port_range
+    migration_address: str = "127.0.0.1"  # [DEFAULT] my_ip: where disks are received
 
 
 class LibvirtDriver(ComputeDriver):
@@ -100,6 +102,7 @@ class LibvirtDriver(ComputeDriver):
         self.settings = settings
         self.cache = ImageCache(settings.instances_path / settings.cache_subdir, images)
         self._libvirt = Host(settings.uri, self._domain_event)
+        self._receivers: dict[str, transfer.Receiver] = {}  # guests whose disks come here
         listen = settings.guest.serial_listen
         self.serial_ports = (
             None if listen is None else SerialPorts(listen, settings.serial_ports, self._tcp_ports)
@@ -133,6 +136,7 @@ class LibvirtDriver(ComputeDriver):
             remove_unused_bases=conf.image_cache.remove_unused_base_images,
             unused_base_min_age=conf.image_cache.remove_unused_original_minimum_age_seconds,
             drive=configdrive.DriveSettings.from_conf(conf),
+            migration_address=conf.my_ip,
         )
         token = PasswordToken(conf.keystone_authtoken)
         images = ImageClient(image_locator(conf, token), token)
@@ -342,18 +346,34 @@ class LibvirtDriver(ComputeDriver):
             raise ConsoleNotAvailable()  # defined before serial consoles were on, or stopped
         return ConsoleEndpoint(serial.tcp_host or listen, serial.tcp_port)
 
-    # -- resize on this host: the old directory is kept aside until confirm/revert
+    # -- resize: on this host the old directory is kept aside until confirm or
+    # revert; to another host the disks are sent (transfer.py) and the source's
+    # directory stays as it is until confirm (removed) or revert (started again)
+    def prepare_migration_target(
+        self, instance: Instance, migration: Migration
+    ) -> MigrationTarget | None:
+        if migration.source_host == self.host:
+            return None
+        files = self._files(instance)
+        if files.directory.exists():
+            raise VirtError(host=self.host, reason=f"{files.directory} is already there")
+        self._close_receiver(instance.uuid)
+        receiver = transfer.Receiver(files.directory, self.settings.migration_address, self.host)
+        self._receivers[instance.uuid] = receiver
+        return receiver.target
+
     def migrate_disk_and_power_off(
         self, instance: Instance, migration: Migration, flavor: Flavor, timeout: int = 0
     ) -> None:
-        if migration.dest_host != self.host:
-            raise VirtError(
-                host=self.host,
-                reason="resize to another host needs shared instance storage, "
-                "which this driver does not support yet",
-            )
         files = self._files(instance)
+        if migration.dest_host != self.host and migration.target is None:
+            raise VirtError(host=self.host, reason="the destination opened no receiver for "
+                            "the disks (an older agent?)")  # fmt: skip
         self._call(instance, guest.shutdown, self._domain(instance), self.settings.shutdown_timeout)
+        if migration.target is not None:
+            moving = [files.directory / name for name in transfer.NAMES]
+            transfer.send(migration.target, [p for p in moving if p.exists()], self.host)
+            return
         backup = files.resize_backup
         backup.remove()
         files.directory.rename(backup.directory)
@@ -368,6 +388,8 @@ class LibvirtDriver(ComputeDriver):
         power_on: bool,
     ) -> None:
         files, flavor = self._files(instance), migration.new_flavor
+        if migration.source_host != self.host:
+            self._received(instance, image_meta, files)
         if flavor.root_gb * disks.GIB > disks.info(files.disk, "qcow2").virtual_size:
             disks.resize(files.disk, flavor.root_gb)
         if flavor.ephemeral_gb and not files.ephemeral.exists():
@@ -377,7 +399,25 @@ class LibvirtDriver(ComputeDriver):
             self._call(instance, dom.create)
 
     def confirm_migration(self, instance: Instance, migration: Migration) -> None:
-        self._files(instance).resize_backup.remove()
+        files = self._files(instance)
+        if migration.dest_host != self.host:  # the guest lives there now
+            self._remove(instance, files)
+        files.resize_backup.remove()
+
+    def _received(self, instance: Instance, image_meta: ImageMeta, files: InstanceFiles) -> None:
+        """The disks the source sent, on this host's copy of their image."""
+        receiver = self._receivers.pop(instance.uuid, None)
+        if receiver is None:
+            raise VirtError(host=self.host, reason=f"{instance.uuid}: no disks were received")
+        receiver.wait()
+        if disks.backing_file(files.disk) is not None and image_meta.id:
+            base = self.cache.fetch(image_meta.id)
+            disks.rebase_unsafe(files.disk, base.path, base.disk_format)
+
+    def _close_receiver(self, uuid: str) -> None:
+        receiver = self._receivers.pop(uuid, None)
+        if receiver is not None:
+            receiver.close()
 
     def finish_revert_migration(
         self, instance: Instance, migration: Migration, network_info: NetworkInfo, power_on: bool
@@ -385,7 +425,8 @@ class LibvirtDriver(ComputeDriver):
         files = self._files(instance)
         backup = files.resize_backup
         if backup.directory.exists():
-            self._call(instance, guest.force_off, self._domain(instance))
+            with contextlib.suppress(GuestNotFound):  # a libvirtd shared with the destination
+                self._call(instance, guest.force_off, self._domain(instance))
             if files.console_log.exists():  # the log keeps the resized guest's history
                 files.console_log.replace(backup.console_log)
             files.remove()
@@ -489,16 +530,24 @@ class LibvirtDriver(ComputeDriver):
         return taken
 
     def _remove(self, instance: Instance, files: InstanceFiles) -> None:
-        """Domain (with managed save), directory and resize backup; idempotent."""
+        """Domain (with managed save), directory and resize backup; idempotent. A
+        domain whose disks are not ours is left alone: two hosts sharing one libvirtd
+        (the test bed) both see a guest that moved between them."""
+        self._close_receiver(instance.uuid)
         try:
             dom = self._domain(instance)
         except GuestNotFound:
             dom = None
-        if dom is not None:
+        if dom is not None and self._ours(instance, dom):
             self._call(instance, guest.force_off, dom)
             self._call(instance, _undefine, dom)
         files.remove()
         files.resize_backup.remove()
+
+    def _ours(self, instance: Instance, dom: Any) -> bool:
+        mine = f"{self.settings.instances_path}/"
+        found = from_xml(self._call(instance, dom.XMLDesc, 0)).disks
+        return not found or any(d.source.startswith(mine) for d in found)
 
     def _domain_event(self, uuid: str, event: int, detail: int) -> None:
         transition = _EVENTS.get(event)
