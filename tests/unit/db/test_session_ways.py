@@ -17,6 +17,7 @@ ALLOWED = {
     "db/transactions.py",  # the one way itself
     "db/migration.py",  # Alembic runs on a Connection
     "db/engine.py",  # check_connection: a ping, no unit of work
+    "devtools/testbed/servers.py",  # CREATE/DROP DATABASE: autocommit, outside any transaction
 }
 
 
