@@ -12,8 +12,9 @@ filesystem, so the destination receives the files itself, once:
   receiver answered ``GO`` it sends each file as a JSON header line (name,
   size), the bytes, and a trailer line with the SHA-256 of what it read; then
   an end line, and it reads the verdict;
-* the receiver takes one connection only (closing its listener first), checks
-  the token in constant time, accepts only the guest's disk names (``disk``,
+* the receiver serves one transfer only: the first connection that presents
+  the token (checked in constant time) closes the listener; one without it is
+  answered ``ERR`` and dropped. It accepts only the guest's disk names (``disk``,
   ``disk.eph0``, ``disk.config``: nothing else, no paths), writes each file into
   the guest's new directory, checks its checksum, and answers ``OK`` or
   ``ERR <reason>``; ``finish_migration`` waits for that result.
@@ -35,6 +36,7 @@ import secrets
 import shutil
 import socket
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -46,6 +48,7 @@ from saphira.virt.types import MigrationTarget
 LOG = logging.getLogger(__name__)
 NAMES = ("disk", "disk.eph0", "disk.config")  # what moves, in this order
 TIMEOUT = 300.0  # to connect, and between two reads of a running transfer
+HELLO_TIMEOUT = 10.0  # for a connection to present the token
 CHUNK = 1024 * 1024
 _LINE = 4096
 
@@ -67,10 +70,11 @@ def _line(reader: BinaryIO) -> dict[str, object]:
 class Receiver:
     """The destination's one-time listener for one guest's files."""
 
-    def __init__(self, directory: Path, address: str, host: str, timeout: float = TIMEOUT):
+    def __init__(self, directory: Path, address: str, host: str, timeout: float = TIMEOUT,
+                 hello_timeout: float = HELLO_TIMEOUT) -> None:  # fmt: skip
         self.directory, self.host, self.timeout = directory, host, timeout
+        self.hello_timeout = hello_timeout
         self._listener = socket.create_server((address, 0))
-        self._listener.settimeout(timeout)
         port = int(self._listener.getsockname()[1])
         self.target = MigrationTarget(address, port, secrets.token_hex(32))
         self._error: str | None = None
@@ -91,18 +95,16 @@ class Receiver:
 
     def _serve(self) -> None:
         try:
-            conn, _peer = self._listener.accept()
+            conn, reader = self._authenticated(time.monotonic() + self.timeout)
         except OSError:
-            self._error = "no source connected"
+            self._error = "no source presented the token in time"
             self._done.set()
             return
         finally:
             self._listener.close()
-        with conn:
-            conn.settimeout(self.timeout)
+        with conn, reader:
             try:
-                with conn.makefile("rb") as reader:
-                    self._receive(conn, reader)
+                self._receive(conn, reader)
                 conn.sendall(b"OK\n")
             except (OSError, ValueError, TransferError) as error:
                 self._error = str(error) or type(error).__name__
@@ -112,10 +114,30 @@ class Receiver:
                     conn.sendall(f"ERR {self._error}\n".encode())
         self._done.set()
 
+    def _authenticated(self, deadline: float) -> tuple[socket.socket, BinaryIO]:
+        """The first connection that presents the token (within ``hello_timeout`` of
+        connecting); any other is answered ``ERR wrong token`` and closed, so a stray
+        or silent client cannot take the source's place."""
+        while (left := deadline - time.monotonic()) > 0:
+            self._listener.settimeout(left)
+            conn, _peer = self._listener.accept()
+            conn.settimeout(min(self.hello_timeout, left))
+            reader = conn.makefile("rb")
+            try:
+                token = reader.readline(_LINE).strip()
+            except OSError:
+                token = b""
+            if hmac.compare_digest(token, self.target.token.encode()):
+                conn.settimeout(self.timeout)
+                return conn, reader
+            LOG.warning("disk receiver for %s: a connection without its token", self.directory)
+            with contextlib.suppress(OSError):
+                conn.sendall(b"ERR wrong token\n")
+            reader.close()
+            conn.close()
+        raise TimeoutError("no source presented the token")
+
     def _receive(self, conn: socket.socket, reader: BinaryIO) -> None:
-        token = reader.readline(_LINE).strip()
-        if not hmac.compare_digest(token, self.target.token.encode()):
-            raise TransferError("wrong token")
         make_reachable_dir(self.directory)
         conn.sendall(b"GO\n")
         while True:

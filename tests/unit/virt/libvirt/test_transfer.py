@@ -32,14 +32,24 @@ def test_the_files_arrive_whole(tmp_path: Path) -> None:
         assert (tmp_path / "dest" / "guest" / path.name).read_bytes() == path.read_bytes()
 
 
-def test_a_wrong_token_is_refused_and_leaves_nothing(tmp_path: Path) -> None:
+def test_a_wrong_token_is_refused_and_the_source_still_gets_through(tmp_path: Path) -> None:
     receiver = Receiver(tmp_path / "guest", "127.0.0.1", "host-b", timeout=30)
-    wrong = dataclasses.replace(receiver.target, token="0" * 64)
+    wrong, disks = dataclasses.replace(receiver.target, token="0" * 64), _disks(tmp_path)
     with pytest.raises(VirtError, match="wrong token"):
-        transfer.send(wrong, _disks(tmp_path), "host-a", timeout=30)
-    with pytest.raises(VirtError, match="wrong token"):
-        receiver.wait(30)
+        transfer.send(wrong, disks, "host-a", timeout=30)
     assert not (tmp_path / "guest").exists()
+    transfer.send(receiver.target, disks, "host-a", timeout=30)
+    receiver.wait(30)
+    assert (tmp_path / "guest" / "disk.config").read_bytes() == b"config drive"
+
+
+def test_a_silent_client_cannot_take_the_sources_place(tmp_path: Path) -> None:
+    receiver = Receiver(tmp_path / "guest", "127.0.0.1", "host-b", timeout=30, hello_timeout=0.3)
+    target = receiver.target
+    with socket.create_connection((target.address, target.port), 5):
+        transfer.send(target, _disks(tmp_path), "host-a", timeout=30)
+    receiver.wait(30)
+    assert (tmp_path / "guest" / "disk.config").read_bytes() == b"config drive"
 
 
 def _raw(receiver: Receiver, lines: list[bytes]) -> str:
@@ -78,7 +88,7 @@ def test_refused_content_leaves_nothing(tmp_path: Path, lines: list[bytes], why:
 
 def test_a_receiver_nobody_calls_gives_up(tmp_path: Path) -> None:
     receiver = Receiver(tmp_path / "guest", "127.0.0.1", "host-b", timeout=0.2)
-    with pytest.raises(VirtError, match="no source connected"):
+    with pytest.raises(VirtError, match="no source presented the token"):
         receiver.wait(30)
     with pytest.raises(OSError):
         socket.create_connection((receiver.target.address, receiver.target.port), 5).close()
