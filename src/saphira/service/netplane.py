@@ -6,6 +6,7 @@ agents (wherever the network database is reachable: ``saphira up``, and
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from saphira.privsep import context as privileged
 from saphira.privsep import links, ovs
 from saphira.rpc import server as rpc_server
 from saphira.rpc.rpcapi.network import TOPIC
+from saphira.service import unprivileged
 
 LOG = logging.getLogger(__name__)
 
@@ -73,6 +75,19 @@ def agent_host_problem(conf: cfg.ConfigOpts) -> str | None:
             )
     conf.set_override("interface_driver", chosen)
     return None
+
+
+def drop_to(name: str, conf: cfg.ConfigOpts) -> None:
+    """Started as root, the helper already running: the agents go on as ``name``
+    (created if missing), owner of the state directory, as ``saphira up`` does."""
+    if os.geteuid() != 0:
+        raise unprivileged.DropError(user=name, detail="only root can change to another user")
+    account = unprivileged.ensure_user(name)
+    state = str(conf.state_path)
+    unprivileged.hand_over(state, account)
+    unprivileged.grant_reach([state], account)
+    unprivileged.drop(account, home=state)
+    LOG.info("running as %s (uid %d); the privileged helper stays root", name, account.uid)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError, ServiceError
 from saphira.privsep import context as privileged
 from saphira.service import logs, memory, registry
-from saphira.service.netplane import agent_host_problem
+from saphira.service.netplane import agent_host_problem, drop_to
 from saphira.service.plane import NETWORK, NETWORK_AGENTS, ControlPlane
 from saphira.service.runner import Runner
 
@@ -59,13 +59,18 @@ class PlaneService:
 
 
 class AgentHostService(PlaneService):
-    """This host's L2 and DHCP agents (``saphira-network-agent``), root work in the helper."""
+    """This host's L2 and DHCP agents (``saphira-network-agent``), root work in the helper.
 
-    def __init__(self, conf: cfg.ConfigOpts) -> None:
+    ``user``: started as root, run as this user once the helper runs.
+    """
+
+    def __init__(self, conf: cfg.ConfigOpts, user: str | None = None) -> None:
         try:
             problem = agent_host_problem(conf)  # starts the helper
             if problem is not None:
                 raise ServiceError(problem)
+            if user is not None:
+                drop_to(user, conf)
             super().__init__(conf, NETWORK_AGENTS)
         except BaseException:
             privileged.stop()  # a helper that serves no agent goes too

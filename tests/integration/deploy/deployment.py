@@ -83,12 +83,14 @@ class Deployment:
         *,
         own: dict[str, dict[str, object]] | None = None,
         as_root: bool = False,
+        env: dict[str, str] | None = None,
     ) -> ManagedProcess:
         """``python -m saphira.cmd.<module>``, ready; its stderr goes to ``<label>.log``.
 
         ``host`` and ``own`` (sections) go into ``<label>.conf``, read last.
-        ``as_root``: not as the saphira user (a process that starts the
-        privileged helper without the sudoers rule, which this machine lacks).
+        ``as_root``: started as root, not as the saphira user (the network
+        agent: it starts the privileged helper, then drops to that user; this
+        machine has no sudoers rule for the helper).
         """
         sections = dict(own or {})
         if host is not None:
@@ -109,7 +111,7 @@ class Deployment:
         self.processes[label] = process  # before launch: a failed start still shows its log
         assert self.account is not None, "prepare() first"
         ids = (self.account.uid, self.account.gid, list(self.account.groups))
-        process.launch(args, ids=None if as_root else ids)
+        process.launch(args, env=env, ids=None if as_root else ids)
         return process
 
     def discover_hosts(self) -> list[str]:

@@ -13,6 +13,7 @@ import contextlib
 import secrets
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,10 +27,12 @@ from saphira.privsep.runner import run
 from tests.functional.cloud import free_offset
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.deploy.test_deploy import _flavor_and_image, _start_control, _wait_for
+from tests.unprivileged import uid_of
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
 Make = Callable[..., Deployment]
 NODE = "node-x"
+MARK = "SAPHIRA_NODE_TEST"
 
 
 @pytest.fixture
@@ -57,7 +60,7 @@ def _plugged(bridge: str, port: dict[str, Any]) -> Iterator[None]:
         ovs.delete_port(device)
 
 
-def _start_node(deploy: Deployment, bridge: str) -> None:
+def _start_node(deploy: Deployment, bridge: str, mark: str) -> None:
     """node-x's two processes. Its ``port_offset`` is another than the controller's,
     so its own "local" URLs lead nowhere: only the catalog finds the services
     (no ``endpoint_override`` is set). The metadata agent is told where the
@@ -72,7 +75,8 @@ def _start_node(deploy: Deployment, bridge: str) -> None:
         "agent": {"report_interval": 1},
         "metadata_agent": {"nova_metadata_port": metadata_port},
     }
-    deploy.start("network-x", "network_agent", host=NODE, own=own, as_root=True)
+    env = {MARK: mark}
+    deploy.start("network-x", "network_agent", host=NODE, own=own, as_root=True, env=env)
 
 
 def _node_agents(deploy: Deployment) -> dict[str, dict[str, Any]]:
@@ -83,6 +87,34 @@ def _node_agents(deploy: Deployment) -> dict[str, dict[str, Any]]:
         for agent in listed
         if agent["Alive"] in (True, ":-)")
     }
+
+
+def _assert_only_the_helper_stays_root(deploy: Deployment, mark: str) -> None:
+    """Started as root, the agent runs as the saphira user; its helper (a daemon of its
+    own, found by the environment it inherited) alone stays root."""
+    assert deploy.account is not None
+    agent = deploy.processes["network-x"].proc
+    assert agent is not None
+    ours = {pid: argv for pid, argv in _marked(mark) if argv and "python" in Path(argv[0]).name}
+    helpers = [pid for pid, argv in ours.items() if "saphira.privsep.helper" in argv]
+    assert len(helpers) == 1 and agent.pid in ours, ours
+    assert uid_of(helpers[0]) == 0
+    others = {uid_of(pid) for pid in ours if pid not in helpers}
+    assert others == {deploy.account.uid}, ours
+
+
+def _marked(mark: str) -> list[tuple[int, list[str]]]:
+    """Every process whose environment carries ``MARK=mark``, with its command line."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if f"{MARK}={mark}".encode() in (entry / "environ").read_bytes().split(b"\0"):
+                found.append(
+                    (int(entry.name), (entry / "cmdline").read_bytes().decode().split("\0")[:-1])
+                )
+        except OSError:
+            continue
+    return found
 
 
 def _port_status(deploy: Deployment, port_id: str) -> str:
@@ -104,7 +136,8 @@ def test_a_node_of_compute_and_network_agent_wires_a_server(
 ) -> None:
     deploy = deployment()
     _start_control(deploy)
-    _start_node(deploy, bridge)
+    mark = uuid.uuid4().hex
+    _start_node(deploy, bridge, mark)
     assert deploy.discover_hosts() == [NODE]
     image = _flavor_and_image(deploy, tmp_path)
 
@@ -140,6 +173,7 @@ def test_a_node_of_compute_and_network_agent_wires_a_server(
             deploy.openstack("server", "delete", "--wait", "s-x")
         deploy.openstack("network", "delete", "net-x")
         _wait_for(f"{namespace} gone", lambda: namespace not in netns.names(), deploy)
+        _assert_only_the_helper_stays_root(deploy, mark)
         codes = deploy.stop_all()
         assert codes == dict.fromkeys(codes, 0), deploy.logs()
         assert set(codes) == {"api", "conductor", "scheduler", "compute-x", "network-x"}
