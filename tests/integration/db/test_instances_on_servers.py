@@ -3,6 +3,7 @@ filters, and threads racing one compare-and-swap."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -12,10 +13,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.orm import Session
 
-from saphira.db.cell import instances
+from saphira.db.cell import actions, instances
 from saphira.db.cell.instances import InstanceFilters
 from saphira.db.cell.models import Base
 from saphira.db.engine import make_engine
+from saphira.domain import transitions as tr
+from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import Action
 from saphira.objects import InstanceVIF
 from tests.integration.db.conftest import CreateDatabase
@@ -70,3 +73,28 @@ def test_racing_threads_exactly_one_wins(engine: sa.Engine, runners: int) -> Non
     outcomes = race(engine, inst.uuid, Action.STOP, runners)
     assert outcomes.count("won") == 1
     assert outcomes.count("lost: task_state=powering-off") == runners - 1
+
+
+def test_a_build_walks_and_finishes_with_its_events_on_a_server(engine: sa.Engine) -> None:
+    """The statements built once (the compare-and-swap per shape, a NULL task_state among
+    the expected ones or not; the action and open-event look-ups) on each server."""
+    made, launched = make("web-3"), dt.datetime(2026, 1, 2, 3, 4, 5)
+    with Session(engine) as session, session.begin():
+        instances.insert(session, made)
+        actions.first_action(session, made.uuid, "req-1", "create", "conductor_schedule",
+                             "Success", project_id="p1", user_id="u1")  # fmt: skip
+        for step in (TaskState.SCHEDULING, TaskState.BLOCK_DEVICE_MAPPING, TaskState.NETWORKING):
+            instances.apply(session, made.uuid, tr.advance(Action.BUILD, VmState.BUILDING, step))
+        assert actions.event_start(session, made.uuid, "req-1", "compute_build", "h1")
+    with Session(engine) as session, session.begin():
+        instances.write_info_cache(session, made.uuid, [])
+        move = tr.finish(Action.BUILD, VmState.BUILDING)
+        instances.apply(session, made.uuid, move, method="build", launched_at=launched)
+        assert actions.event_finish(session, made.uuid, "req-1", "compute_build", "Success")
+        instances.save_state(session, made.uuid, VmState.ACTIVE, None, host="h2")
+    with Session(engine) as session:
+        got = instances.get(session, made.uuid)
+        assert instances.vm_state_of(session, made.uuid) == VmState.ACTIVE
+        assert instances.finish_state_of(session, made.uuid) == (VmState.ACTIVE, None)
+    assert (got.vm_state, got.task_state, got.launched_at, got.host) == (
+        VmState.ACTIVE, None, launched, "h2")  # fmt: skip
