@@ -6,6 +6,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from oslo_config import cfg
@@ -17,9 +18,29 @@ from tests.integration.broker import PrivateBroker, available, private_broker
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _ctl(*args: str) -> None:
+    subprocess.run(["rabbitmqctl", "-q", *args], check=True, capture_output=True, timeout=60)
+
+
 @pytest.fixture
-def rabbit_url() -> str:
-    return server_url("SAPHIRA_TEST_RABBIT")
+def rabbit_url() -> Iterator[str]:
+    """SAPHIRA_TEST_RABBIT's broker and user on a virtual host of the test's own.
+
+    Topic and server queues are durable quorum queues without an expiry:
+    deleting the virtual host afterwards is what keeps them from piling up
+    on the shared broker.
+    """
+    parsed = urlsplit(server_url("SAPHIRA_TEST_RABBIT"))
+    vhost = f"saphira_{uuid.uuid4().hex[:10]}"
+    try:
+        _ctl("add_vhost", vhost)
+        _ctl("set_permissions", "-p", vhost, str(parsed.username), ".*", ".*", ".*")
+    except (OSError, subprocess.SubprocessError) as error:
+        pytest.fail(f"cannot create a RabbitMQ virtual host: {getattr(error, 'stderr', error)!r}")
+    try:
+        yield urlunsplit(parsed._replace(path=f"/{vhost}"))
+    finally:
+        _ctl("delete_vhost", vhost)
 
 
 @pytest.fixture(name="private_broker", scope="module")

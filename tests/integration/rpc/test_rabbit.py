@@ -151,3 +151,30 @@ def test_a_call_while_the_broker_is_down_ends_at_its_timeout(
         server.wait()
         transport.cleanup()
         gc.collect()
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+def test_a_cast_sent_while_the_broker_is_down_arrives_once_it_is_back(
+    private_broker: PrivateBroker, topic: str
+) -> None:
+    """The driver retries the publish until it reconnects (then confirmed): delayed, not lost."""
+    conf = rabbit_conf(private_broker.url)
+    manager = PingManager("alpha")
+    server = start_server(conf, topic, "alpha", [manager])
+    api, transport = _api(private_broker.url, topic, timeout=60)
+    outcome: list[object] = []
+    try:
+        assert api.ping(CTX)["server"] == "alpha"
+        private_broker.stop()
+        caster = threading.Thread(target=_outcome, args=(lambda: api.record(CTX, "held"), outcome))
+        caster.start()
+        private_broker.start()
+        caster.join(120)  # only detects a hang
+        assert outcome == [None]
+        assert manager.received.get(timeout=60)[0] == "held"
+    finally:
+        server.stop()
+        server.wait()
+        transport.cleanup()
+        gc.collect()
