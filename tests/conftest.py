@@ -1,6 +1,8 @@
 """Hooks for the whole suite: skips must be expected (tests/skips.py); the
 databases a test opened are let go when it ends (tests/engines.py); a root
-session's temporary directories are its own (tests/basetemp.py)."""
+session's temporary directories are its own (tests/basetemp.py); the modules
+sharing a fixture are one unit of xdist's work, sent longest tiers first
+(tests/schedule.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +10,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import basetemp, engines, skips
+from tests import basetemp, engines, schedule, skips
 
 
 def pytest_configure(config: pytest.Config) -> None:
     skips.register(config)
     basetemp.choose(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    schedule.arrange(items)
 
 
 @pytest.fixture(autouse=True)

@@ -47,6 +47,8 @@ def test_a_pattern_matches_node_ids_literally_but_for_stars() -> None:
     assert not entry.matches("tests/a.py::test_y[postgresql]")
     assert not Expected("tests/a.py::test_[xy]", "kernel", 1).matches("tests/a.py::test_x")
     assert entry.explains("tests/a.py::test_x[1]", "this kernel has no 802.1Q")
+    assert entry.matches("tests/a.py::test_x[postgresql]@tests/a.py")  # xdist's loadgroup
+    assert not entry.matches("tests/a.py::test_y[postgresql]@tests/a.py")
     assert not entry.explains("tests/a.py::test_x[1]", "SAPHIRA_TEST_RABBIT is not set")
 
 
