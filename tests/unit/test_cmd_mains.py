@@ -27,3 +27,19 @@ def test_bad_value_is_exit_2_naming_file_section_and_key(
     err = capsys.readouterr().err
     assert "configuration error" in err
     assert "report_interval" in err
+
+
+def _script_modules() -> list[str]:
+    """The saphira.cmd modules that pyproject.toml installs as commands."""
+    text = (Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    return sorted({line.split('"')[1].split(":")[0] for line in text.splitlines()
+                   if '= "saphira.cmd.' in line})  # fmt: skip
+
+
+@pytest.mark.parametrize("module", _script_modules())
+def test_every_command_also_runs_as_python_dash_m(module: str) -> None:
+    """The test bed and the services' starters run ``python -m saphira.cmd.<name>``: a
+    module without the ``__main__`` guard would exit 0 having done nothing."""
+    source = Path(__file__).parents[2] / "src" / (module.replace(".", "/") + ".py")
+
+    assert 'if __name__ == "__main__":' in source.read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from saphira import conf
-from saphira.clients.endpoints import service_url
+from saphira.clients.endpoints import image_url, service_url
 from saphira.exception import ConfigError
 
 GUIDE_CONF = """
@@ -147,3 +147,13 @@ def test_service_urls_are_local_unless_overridden(tmp_path: Path) -> None:
     c = conf.load(["--config-file", _write(tmp_path, text)])
     assert service_url(c, "neutron", "network") == "http://controller:9696"
     assert service_url(c, "placement", "placement") == "http://127.0.0.1:8778"
+
+
+def test_own_services_are_reached_at_bind_host_when_it_is_one_address(tmp_path: Path) -> None:
+    """A controller bound to its management address (the test bed's) listens on nothing
+    else: its compute API reached the image service at 127.0.0.1 and every boot was a 503."""
+    c = conf.load(["--config-file", _write(tmp_path, "[DEFAULT]\nbind_host = 10.1.0.1\n")])
+    assert service_url(c, "placement", "placement") == "http://10.1.0.1:8778"
+    assert image_url(c) == "http://10.1.0.1:9292"
+    c = conf.load(["--config-file", _write(tmp_path, "[DEFAULT]\nbind_host = fd00::1\n")])
+    assert image_url(c) == "http://[fd00::1]:9292"

@@ -34,11 +34,17 @@ def use_catalog(on: bool = True) -> None:
     _catalog = on
 
 
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
 def local_url(conf: cfg.ConfigOpts, catalog_type: str) -> str:
-    """The all-in-one's own endpoint for ``catalog_type``."""
+    """The all-in-one's own endpoint for ``catalog_type``: 127.0.0.1 while the APIs listen
+    on every address, else ``[DEFAULT] bind_host`` (a controller bound to its management
+    address, as the test bed's, has nothing listening on loopback)."""
     endpoint = endpoints.by_type(catalog_type)
     port = endpoints.listen_port(conf, endpoint)
-    return f"{scheme(conf)}://127.0.0.1:{port}{endpoint.path}"
+    host = "127.0.0.1" if conf.bind_host in WILDCARDS else endpoints.url_host(conf.bind_host)
+    return f"{scheme(conf)}://{host}:{port}{endpoint.path}"
 
 
 def service_url(conf: cfg.ConfigOpts, group: str, catalog_type: str) -> str:

@@ -9,3 +9,7 @@ from saphira.manage.main import main as manage_main
 
 def main() -> None:
     sys.exit(manage_main())
+
+
+if __name__ == "__main__":
+    main()

@@ -9,3 +9,7 @@ from saphira.join.cli import main as join_main
 
 def main() -> None:
     sys.exit(join_main())
+
+
+if __name__ == "__main__":
+    main()

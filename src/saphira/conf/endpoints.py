@@ -85,20 +85,21 @@ def listen_port(conf: cfg.ConfigOpts, endpoint: Endpoint) -> int:
     return base_port(conf, endpoint) + int(conf.port_offset)
 
 
-def _host_for_url(host: str) -> str:
+def url_host(host: str) -> str:
+    """``host`` as a URL writes it (an IPv6 address in brackets)."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 def public_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
     """The catalog URL: reachable at my_ip, whatever address the server binds."""
-    host = _host_for_url(conf.my_ip)
+    host = url_host(conf.my_ip)
     return f"{scheme(conf)}://{host}:{listen_port(conf, endpoint)}{endpoint.path}"
 
 
 def console_base_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
     """A console proxy's URL at my_ip; plain http (the proxies serve no TLS yet)."""
-    return f"http://{_host_for_url(conf.my_ip)}:{listen_port(conf, endpoint)}{endpoint.path}"
+    return f"http://{url_host(conf.my_ip)}:{listen_port(conf, endpoint)}{endpoint.path}"
 
 
 def bind_url(conf: cfg.ConfigOpts, endpoint: Endpoint) -> str:
-    return f"{scheme(conf)}://{_host_for_url(conf.bind_host)}:{listen_port(conf, endpoint)}"
+    return f"{scheme(conf)}://{url_host(conf.bind_host)}:{listen_port(conf, endpoint)}"
