@@ -12,9 +12,11 @@ from oslo_config import cfg
 
 from saphira import conf as saphira_conf
 from saphira.api.wsgi.front import FrontServer
+from saphira.clients.fake import FakeTransport
+from saphira.clients.transport import Request, Routed
 from saphira.exception import ServiceError
 from saphira.service.registry import ServiceSpec, listen_port
-from saphira.service.runner import Runner
+from saphira.service.runner import Runner, own_origins
 
 
 def _free_port() -> int:
@@ -90,6 +92,44 @@ def test_a_service_that_dies_stops_the_cloud_with_its_name(runner: Runner) -> No
     server.interrupt = RuntimeError("boom")  # what cheroot does when a worker dies
     with pytest.raises(ServiceError, match=r"one-type \(one\) failed"):
         runner.wait(poll=0.05)
+
+
+def test_an_in_process_runner_answers_its_own_calls_without_a_socket(
+    conf: cfg.ConfigOpts,
+) -> None:
+    spec = _spec("one", _free_port())
+    url = f"http://127.0.0.1:{listen_port(conf, spec)}/x"
+    wire = FakeTransport()  # fails the test if the request reaches it
+    runner = Runner(conf, [spec], in_process=True)
+    runner.start()
+    try:
+        assert Routed(wire).send(Request("GET", url)).content == b"one"
+        assert requests.get(url, timeout=5).text == "one"  # and still over HTTP
+    finally:
+        runner.stop()
+    wire.reply("GET", "/x", content=b"the wire")
+    assert Routed(wire).send(Request("GET", url)).content == b"the wire"  # withdrawn
+    assert len(wire.sent) == 1
+
+
+def test_a_runner_serves_over_http_alone_unless_told(runner: Runner, conf: cfg.ConfigOpts) -> None:
+    runner.start()
+    url = f"http://127.0.0.1:{listen_port(conf, runner.specs[0])}/"
+    wire = FakeTransport()
+    wire.reply("GET", "/", content=b"the wire")
+    assert Routed(wire).send(Request("GET", url)).content == b"the wire"
+
+
+def test_own_origins_follow_the_bind_address() -> None:
+    wildcard = saphira_conf.load(
+        [], overrides={"DEFAULT": {"bind_host": "0.0.0.0", "my_ip": "192.0.2.5"}}
+    )
+    assert own_origins(wildcard, 8778) == [
+        "http://127.0.0.1:8778", "http://192.0.2.5:8778", "http://localhost:8778",
+    ]  # fmt: skip
+    one = saphira_conf.load([], overrides={"DEFAULT": {"bind_host": "127.0.0.1",
+                                                       "my_ip": "192.0.2.5"}})  # fmt: skip
+    assert own_origins(one, 8778) == ["http://127.0.0.1:8778"]
 
 
 def test_port_offset_is_added(conf: cfg.ConfigOpts) -> None:

@@ -28,7 +28,7 @@ from saphira.clients.transport import (
     Params,
     Reply,
     Request,
-    RequestsTransport,
+    Routed,
     Transport,
     TransportError,
 )
@@ -81,7 +81,7 @@ class ServiceClient:
         self.token = token
         self.service_token = service_token
         self.timeout = timeout
-        self.transport: Transport = transport or RequestsTransport()
+        self.transport: Transport = transport or Routed()
         self.retries = retries
         self.sleep = sleep
 

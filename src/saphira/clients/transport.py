@@ -2,7 +2,10 @@
 
 ``RequestsTransport`` sends them with one ``requests.Session`` (a pool of
 kept-alive connections per client) and ``verify=tls.verify()``; unit tests
-send them to ``saphira.clients.fake.FakeTransport`` instead. A connection
+send them to ``saphira.clients.fake.FakeTransport`` instead. ``Routed``, every
+client's default, sends a request for one of this process's own listeners to
+its application without a socket (``saphira.clients.inprocess``, registered by
+``saphira up`` alone with ``serve_locally``) and any other to ``requests``. A connection
 that cannot be made or breaks off is a ``TransportError``, never a
 ``requests`` exception: nothing above this module imports ``requests``.
 
@@ -161,15 +164,49 @@ def _chunks(response: requests.Response, size: int = 1024 * 1024) -> Iterator[by
         response.close()
 
 
-_pools: dict[str, RequestsTransport] = {}
+# This process's own listeners served in process (saphira up's), by origin.
+_local: dict[str, Transport] = {}
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of a URL, lower case."""
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0].split('?', 1)[0]}".lower()
+
+
+def serve_locally(origin: str, transport: Transport) -> None:
+    """Send this process's requests to ``origin`` through ``transport`` (its own app)."""
+    _local[origin.lower()] = transport
+
+
+def withdraw_local(origin: str) -> None:
+    _local.pop(origin.lower(), None)
+
+
+class Routed:
+    """The default transport: a request to one of this process's own listeners goes
+    to its application in process (``serve_locally``), any other over ``remote``."""
+
+    def __init__(self, remote: Transport | None = None) -> None:
+        self.remote = remote or RequestsTransport()
+
+    def send(self, request: Request) -> Reply:
+        if _local:
+            local = _local.get(origin_of(request.url))
+            if local is not None:
+                return local.send(request)
+        return self.remote.send(request)
+
+
+_pools: dict[str, Routed] = {}
 _pools_lock = threading.Lock()
 
 
-def pooled(base_url: str) -> RequestsTransport:
+def pooled(base_url: str) -> Routed:
     """The process's one transport to ``base_url``: for clients made per request
     (an API acting with each caller's token), which then share its connections."""
     with _pools_lock:
         transport = _pools.get(base_url)
         if transport is None:
-            transport = _pools[base_url] = RequestsTransport()
+            transport = _pools[base_url] = Routed()
         return transport

@@ -117,10 +117,14 @@ def count_http(adapter: type[requests.adapters.HTTPAdapter], tally: Tally) -> No
 
 
 def _target(request: PreparedRequest) -> str:
+    return target(request.method or "", request.url or "")
+
+
+def target(method: str, url: str) -> str:
     """``METHOD :port/path`` with ids as ``{id}`` and no query: what kind of request."""
-    url = urlsplit(request.url or "")
-    path = "/".join("{id}" if _ID.fullmatch(part) else part for part in url.path.split("/"))
-    return f"{request.method} :{url.port}{path}"
+    parts = urlsplit(url)
+    path = "/".join("{id}" if _ID.fullmatch(part) else part for part in parts.path.split("/"))
+    return f"{method} :{parts.port}{path}"
 
 
 def count_writes(target: Engine | type[Engine], tally: Tally) -> None:

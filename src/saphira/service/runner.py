@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 
 from saphira.api.wsgi.front import FrontServer, limits_from_conf, tls_adapter
+from saphira.clients import transport
+from saphira.clients.inprocess import WSGITransport
+from saphira.conf.ssl import scheme
 from saphira.exception import ServiceError
 from saphira.service.registry import Listener, ServiceSpec, listen_port
 
@@ -69,6 +72,7 @@ class _Served:
     port: int
     server: Listener  # cheroot's server, or a proxy's own
     thread: threading.Thread | None = None
+    app: WSGIApplication | None = None  # None for a proxy
 
 
 @dataclass
@@ -77,7 +81,9 @@ class Runner:
 
     conf: cfg.ConfigOpts
     specs: list[ServiceSpec]
+    in_process: bool = False  # this process's calls to its own APIs skip the socket
     _served: list[_Served] = field(default_factory=list)
+    _origins: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _failure: str | None = None
     stop_reason: str | None = None
@@ -101,6 +107,8 @@ class Runner:
         except BaseException:
             self.stop()
             raise
+        if self.in_process:
+            self._serve_locally()
         for served in self._served:
             served.thread = threading.Thread(
                 target=self._serve, args=(served,), name=f"serve-{served.spec.catalog_type}"
@@ -123,7 +131,22 @@ class Runner:
             limits=limits_from_conf(self.conf),
         )
         server.ssl_adapter = tls_adapter(self.conf)
-        return self._prepared(spec, host, port, server)
+        served = self._prepared(spec, host, port, server)
+        served.app = app
+        return served
+
+    def _serve_locally(self) -> None:
+        """Every served app reached in process at each origin this process listens on."""
+        limit = self.conf.wsgi.max_header_size
+        for served in self._served:
+            if served.app is None:
+                continue
+            local = WSGITransport(
+                served.app, server_name=served.spec.catalog_type, max_header_size=limit
+            )
+            for origin in own_origins(self.conf, served.port):
+                transport.serve_locally(origin, local)
+                self._origins.append(origin)
 
     def _prepared(self, spec: ServiceSpec, host: str, port: int, server: Listener) -> _Served:
         where = _where(spec, host, port)
@@ -172,6 +195,9 @@ class Runner:
 
     def stop(self) -> None:
         self._stop.set()
+        for origin in self._origins:
+            transport.withdraw_local(origin)
+        self._origins.clear()
         for served in reversed(self._served):
             served.server.stop()
         for served in self._served:
@@ -181,3 +207,21 @@ class Runner:
 
     def urls(self) -> list[tuple[ServiceSpec, str, int]]:
         return [(s.spec, s.host, s.port) for s in self._served]
+
+
+_WILDCARDS = frozenset({"0.0.0.0", "::", ""})
+
+
+def own_origins(conf: cfg.ConfigOpts, port: int) -> list[str]:
+    """``scheme://host:port`` for each address a listener on ``port`` answers at:
+    the bind address, and on a wildcard bind also loopback and ``my_ip``."""
+    bind = str(conf.bind_host)
+    hosts = {bind} - _WILDCARDS
+    if bind in _WILDCARDS or bind == conf.my_ip:
+        hosts |= {str(conf.my_ip), "127.0.0.1", "localhost"}
+        hosts |= {"::1"} if ":" in bind else set()
+    return sorted(f"{scheme(conf)}://{_bracketed(host)}:{port}" for host in hosts)
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

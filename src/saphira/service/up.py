@@ -132,7 +132,8 @@ def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, extras: Extras = Ex
     """Prepare the state directory, run every served service until told to stop."""
     memory.fix_mmap_threshold()
     memory.limit_arenas()  # before the services start their threads
-    runner = Runner(conf, registry.enabled(conf, registry.served()) + registry.proxies(conf=conf))
+    specs = registry.enabled(conf, registry.served()) + registry.proxies(conf=conf)
+    runner = Runner(conf, specs, in_process=True)  # one process: its calls to itself skip HTTP
 
     def on_signal(signum: int, _frame: FrameType | None) -> None:
         # No logging here: the handler may interrupt a log call in this same thread.
