@@ -7,6 +7,8 @@ and notifiers.
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 from typing import Any
 
@@ -17,6 +19,7 @@ from oslo_config import cfg
 from saphira.exception import ConfigError
 from saphira.rpc.inproc import InProcDriver
 
+LOG = logging.getLogger(__name__)
 INPROC = "inproc"
 # Exceptions from these modules cross the bus as themselves (a subclass named
 # <Class>_Remote); anything else arrives as oslo_messaging.RemoteError.
@@ -47,6 +50,24 @@ def name_queues_after_the_host(conf: cfg.ConfigOpts) -> None:
     if conf.oslo_messaging_rabbit.use_queue_manager and not library.oslo_concurrency.lock_path:
         # ConfigOpts.set_default (not lockutils.set_defaults) also drops the cached None.
         library.set_default("lock_path", conf.oslo_concurrency.lock_path, group="oslo_concurrency")
+    if conf.oslo_messaging_rabbit.use_queue_manager:
+        lead_own_group_if_orphaned()
+
+
+def lead_own_group_if_orphaned() -> None:
+    """Make this process its own process group's leader when its group's leader is gone.
+
+    The queue manager tells a service's generations apart by its process
+    group: it reads ``/proc/<pgid>/stat``, and fails (FileNotFoundError, so
+    the service cannot start) when the group's leader has exited, as when a
+    shell or script that started the service in the background is gone.
+    Such a group has nobody to signal it as a whole any more, so leading a
+    group of our own loses nothing.
+    """
+    group = os.getpgrp()
+    if group and not os.path.exists(f"/proc/{group}"):
+        LOG.info("process group %d has no leader: leading a group of our own", group)
+        os.setpgid(0, 0)
 
 
 def _build(conf: cfg.ConfigOpts, url: str, kind: type[Any]) -> Any:

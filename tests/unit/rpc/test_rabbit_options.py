@@ -3,7 +3,10 @@ the driver connects on first use)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +16,7 @@ from oslo_config import cfg
 from saphira.conf import make_conf
 from saphira.rpc.inproc import InProcDriver
 from saphira.rpc.transport import get_rpc_transport
+from tests.polling import wait_for
 
 # Nothing listens there; building a transport does not connect.
 URL = "rabbit://u:p@127.0.0.1:9/vhost"
@@ -84,3 +88,37 @@ def test_the_in_process_bus_is_left_alone(conf: cfg.ConfigOpts, library_lock_pat
     assert isinstance(driver, InProcDriver)
     assert conf.oslo_messaging_rabbit.hostname != "node-7"
     assert lockutils.CONF.oslo_concurrency.lock_path is None
+
+
+# A leader that starts a child in its group and exits (reaped by the test); the child,
+# left in a group with no leader, builds a transport with the queue manager, then
+# writes whether it leads a group of its own whose identity the library can read.
+ORPHAN = """
+import os, subprocess, sys, time
+out = os.path.join(sys.argv[3], "answer")
+if sys.argv[1] == "leader":
+    with open(out + ".log", "w") as log:
+        subprocess.Popen([sys.executable, "-c", sys.argv[2], "child", *sys.argv[2:]],
+                         stdout=log, stderr=log)
+    os._exit(0)
+leader = os.getpgrp()
+while os.path.exists(f"/proc/{leader}"):
+    time.sleep(0.01)
+from saphira.conf import make_conf
+from saphira.rpc.transport import get_rpc_transport
+conf = make_conf()
+conf([])
+conf.set_override("lock_path", sys.argv[3], group="oslo_concurrency")
+get_rpc_transport(conf, "rabbit://u:p@127.0.0.1:9/vhost")
+with open(out + ".tmp", "w") as answer:
+    answer.write(f"{os.getpgrp() == os.getpid()} {os.path.exists(f'/proc/{os.getpgrp()}/stat')}")
+os.rename(out + ".tmp", out)
+"""
+
+
+def test_a_service_whose_groups_leader_is_gone_leads_its_own(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, "-c", ORPHAN, "leader", ORPHAN, str(tmp_path)],
+                   start_new_session=True, timeout=60, check=True)  # fmt: skip
+    answer = tmp_path / "answer"
+    wait_for("the orphaned child's answer", answer.exists, timeout=60, interval=0.05)
+    assert answer.read_text() == "True True", (tmp_path / "answer.log").read_text()
