@@ -79,6 +79,9 @@ def serve(url: str, topic: str, server: str, outfile: str) -> None:
     conf = make_conf()
     conf([])
     conf.set_override("transport_url", url)
+    # Each server is a host of its own, as in a deployment: two processes of one
+    # name on one host would share the queue manager's names and its counter.
+    conf.set_override("host", server)
     manager = PingManager(server)
     running: Server = start_server(conf, topic, server, [manager])
     stop = threading.Event()
