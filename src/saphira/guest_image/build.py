@@ -14,6 +14,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -135,6 +136,11 @@ def shared(cache_dir: Path | None = None) -> Iterator[GuestImage]:
     """
     cache = cache_dir or debs.default_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    with (cache / ".image.lock").open("w") as lock:
+    # Read-only is enough for flock, so a user who may only read a cache that
+    # another user built still reuses it.
+    lock = os.open(cache / ".image.lock", os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         yield build(cache / "image", cache)
+    finally:
+        os.close(lock)
