@@ -1,8 +1,9 @@
 """Hooks for the whole suite: skips must be expected (tests/skips.py); the
 databases a test opened are let go when it ends (tests/engines.py); a root
-session's temporary directories are its own (tests/basetemp.py); the modules
-sharing a fixture are one unit of xdist's work, sent longest tiers first
-(tests/schedule.py)."""
+session's temporary directories are its own (tests/basetemp.py), and its
+`saphira up --test-image` clouds share one build of the tiny image
+(tests/image_cache.py); the modules sharing a fixture are one unit of
+xdist's work, sent longest tiers first (tests/schedule.py)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests import basetemp, engines, schedule, skips
+from tests import basetemp, engines, image_cache, schedule, skips
 
 
 def pytest_configure(config: pytest.Config) -> None:
     skips.register(config)
     basetemp.choose(config)
+    image_cache.choose(config)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's worker reads the groups

@@ -48,10 +48,19 @@ make_venv() {
     return
   fi
   say "installing Saphira and its Python dependencies into $venv"
+  # uv resolves and installs in seconds what took pip minutes on a fresh CI
+  # machine (docs/architecture.md, "Test tiers"); uv itself comes from PyPI
+  # through the venv's pip. pip does the whole install if uv cannot.
   # The filter hides pip's notes about this machine's local package mirrors;
   # pipefail keeps pip's own exit status.
-  "$venv/bin/pip" install -q --upgrade pip setuptools wheel 2>&1 | { grep -v '^WARNING: Location' || true; }
-  "$venv/bin/pip" install -q -e "$root$extras" 2>&1 | { grep -v '^WARNING: Location' || true; }
+  if "$venv/bin/pip" install -q uv 2>&1 | { grep -v '^WARNING: Location' || true; } &&
+    "$venv/bin/uv" pip install -q --python "$venv/bin/python" -e "$root$extras"; then
+    :
+  else
+    say "uv could not install: installing with pip instead"
+    "$venv/bin/pip" install -q --upgrade pip setuptools wheel 2>&1 | { grep -v '^WARNING: Location' || true; }
+    "$venv/bin/pip" install -q -e "$root$extras" 2>&1 | { grep -v '^WARNING: Location' || true; }
+  fi
   {
     echo "$hash$extras"
     [ "$extras" = "[test]" ] && echo "$hash[client]"

@@ -20,6 +20,7 @@ from typing import Any
 
 from saphira.service import registry
 from saphira.service.up import READY
+from tests import image_cache
 from tests.functional.process import ManagedProcess, clean_env
 
 READY_TIMEOUT = 90.0
@@ -147,6 +148,8 @@ def start_cloud(
     factory: Callable[[Path, int, list[str]], Cloud] = Cloud,
 ) -> Cloud:
     """Start on a free offset; another offset if a port was taken meanwhile."""
+    if "--test-image" in (extra_args or []):
+        image_cache.prepare()
     error: RuntimeError | None = None
     for attempt in range(START_ATTEMPTS):
         state = Path(cloud_factory_dir) / f"state{attempt}"

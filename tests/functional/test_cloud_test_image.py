@@ -1,7 +1,8 @@
 """`saphira up` registers the tiny test image and its flavor on first start, once.
 
-The image is really built (from the cached Debian packages), so this is the
-one functional test that does not pass ``--no-test-image``.
+The image is really built (from the cached Debian packages) by `saphira up`
+itself, in its own state: this test leaves the session's shared build
+(tests/image_cache.py) out, unlike the other clouds that pass ``--test-image``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import image_cache
 from tests.environment import IMAGE_BUILD_TOOLS, require_tools
 from tests.functional.cloud import start_cloud
 
@@ -22,8 +24,9 @@ def _build_tools() -> None:
 
 
 def test_first_start_registers_image_and_flavor_and_a_restart_adds_nothing(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv(image_cache.VARIABLE, raising=False)
     cloud = start_cloud(str(tmp_path), ["--test-image"])
     try:
         images = cloud.openstack("image", "list", "--long", "-f", "json")

@@ -5,15 +5,17 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from cheroot.ssl.builtin import BuiltinSSLAdapter
 
 from saphira.api.wsgi.front import FrontServer
-from saphira.api.wsgi.heads import Limits
+from saphira.api.wsgi.heads import HeadFirst, Limits
 from tests.functional.certs import self_signed
 
 if TYPE_CHECKING:
@@ -149,3 +151,23 @@ def test_a_silent_tls_client_does_not_stall_the_others(tmp_path: Path) -> None:
             sock.close()
         server.stop()
         thread.join(HANG)
+
+
+def test_stop_wakes_the_loop_out_of_its_select() -> None:
+    """With an hour between expiries the loop's select never times out in this
+    test: only stop()'s wake can end it (each server stopped waited up to
+    cheroot's 0.5 s expiration_interval before)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        heads = HeadFirst(SimpleNamespace(socket=listener), LIMITS)
+        loop = threading.Thread(target=heads.run, args=(3600.0,), daemon=True)
+        loop.start()
+        deadline = time.monotonic() + HANG
+        while not heads._serving and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.1)  # into its select
+        stopper = threading.Thread(target=heads.stop, daemon=True)
+        stopper.start()
+        stopper.join(HANG)
+        loop.join(HANG)
+        assert not stopper.is_alive() and not loop.is_alive()
+        heads.close()

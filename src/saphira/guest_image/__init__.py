@@ -1,10 +1,11 @@
 """The tiny test guest image ("our CirrOS"), built from Debian packages only.
 
-``build(out_dir)`` returns a ``GuestImage``; ``python -m
+``build(out_dir)`` returns a ``GuestImage`` (``shared()``: the user cache's
+one build, locked while used); ``python -m
 saphira.guest_image`` (``tools/build-test-image``) is the command.
 """
 
-from saphira.guest_image.build import CMDLINE, DISK_NAME, GuestImage, build
+from saphira.guest_image.build import CMDLINE, DISK_NAME, GuestImage, build, shared
 from saphira.guest_image.debs import ImageBuildError, default_cache_dir
 from saphira.guest_image.guest_init import (
     BOOTED,
@@ -30,4 +31,5 @@ __all__ = [
     "ImageBuildError",
     "build",
     "default_cache_dir",
+    "shared",
 ]

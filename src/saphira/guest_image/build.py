@@ -4,14 +4,20 @@ Outputs in ``out_dir``: ``vmlinuz`` (the Debian bzImage), ``vmlinux`` (its
 uncompressed ELF, the fast direct boot), ``initramfs.img``, ``saphira-tiny.qcow2``
 (FAT + SYSLINUX, boots on its own) and ``manifest.json`` (inputs, command
 line, checksums). A build whose manifest already matches its inputs is reused.
+``shared()`` is the one build of the user's cache (beside the .debs), which
+every ``saphira up --test-image`` of that user reuses.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
+import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,3 +124,23 @@ def build(
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return _image(out_dir, manifest)
+
+
+@contextlib.contextmanager
+def shared(cache_dir: Path | None = None) -> Iterator[GuestImage]:
+    """The image built (or reused) in the cache's ``image`` directory, locked while in use.
+
+    A build is deterministic, so one per user and set of inputs serves every
+    cloud; the lock keeps parallel starts from building it twice and from
+    reading parts another start is rewriting (after a kernel update).
+    """
+    cache = cache_dir or debs.default_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    # Read-only is enough for flock, so a user who may only read a cache that
+    # another user built still reuses it.
+    lock = os.open(cache / ".image.lock", os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield build(cache / "image", cache)
+    finally:
+        os.close(lock)

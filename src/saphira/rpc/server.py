@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Sequence
+from concurrent import futures
 from typing import Any
 
+import futurist
 import oslo_messaging
+from futurist import _utils as futurist_utils
 from oslo_config import cfg
 
 from saphira.rpc.serializer import Serializer
@@ -20,6 +23,31 @@ def endpoint_target(version: str, namespace: str | None = None) -> Any:
     oslo_messaging.UnsupportedVersion, which the caller receives.
     """
     return oslo_messaging.Target(version=version, namespace=namespace)
+
+
+class PromptPool(futurist.ThreadPoolExecutor):
+    """futurist's pool, whose shutdown wakes its idle workers.
+
+    They wait for work in 1 s slices and look for the stop only between
+    them, so each server's wait() took up to a second after its last message
+    (a second or more of every service's stop). As futurist does, the work
+    queued so far is finished first; then each worker is marked to stop and
+    handed a no-op, which it runs and returns from at once.
+    """
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if wait:
+            self._work_queue.join()
+        super().shutdown(wait=False, cancel_futures=cancel_futures)
+        for _ in self._workers:
+            self._work_queue.put(futurist_utils.WorkItem(futures.Future(), _nothing))
+        if wait:
+            for worker in self._workers:
+                worker.join()
+
+
+def _nothing() -> None:
+    return None
 
 
 class Server:
@@ -59,6 +87,7 @@ def start_server(
     rpc_server = oslo_messaging.get_rpc_server(
         transport, target, list(endpoints), serializer=Serializer()
     )
+    rpc_server._executor_cls = PromptPool  # the "threading" executor's class, stopping at once
     rpc_server.start()
     return Server(rpc_server, transport, owns)
 
@@ -66,9 +95,9 @@ def start_server(
 def stop_all(servers: Iterable[Server]) -> None:
     """Stop every server, then wait for them together.
 
-    Each wait can take up to a second (futurist's idle workers notice the
-    shutdown on their next 1 s poll), so waiting in parallel keeps a
-    process with many servers quick to stop.
+    A wait lasts as long as the work in progress (``PromptPool`` wakes the
+    idle workers); waiting in parallel keeps a process with many servers
+    busy at once quick to stop.
     """
     running = list(servers)
     for server in running:

@@ -31,6 +31,7 @@ from cheroot.server import HTTPConnection
 from saphira.api.wsgi.prefixed import prefixed_makefile
 
 _HEAD_END = (b"\r\n\r\n", b"\n\n")
+_WAKE = object()  # the selector's key data for the stop signal's socket
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,11 @@ class HeadFirst:
         self._serving = False
         self._last_expiry = time.monotonic()
         self._selector.register(server.socket, selectors.EVENT_READ, server)
+        # stop() writes here, so the loop ends now, not at its select's timeout
+        # (cheroot's expiration_interval, 0.5 s for each server stopped).
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._selector.register(self._wake_r, selectors.EVENT_READ, _WAKE)
 
     # -- what cheroot's server calls -------------------------------------------------
 
@@ -81,6 +87,8 @@ class HeadFirst:
 
     def stop(self) -> None:
         self._stop_requested = True
+        with contextlib.suppress(OSError):  # closed already: the loop has ended
+            self._wake_w.send(b"\0")
         while self._serving:
             time.sleep(0.01)
 
@@ -98,6 +106,8 @@ class HeadFirst:
         with self._lock:
             waiting = [k.data for k in self._selector.get_map().values()]
             self._selector.close()
+        self._wake_r.close()
+        self._wake_w.close()
         for item in waiting:
             if isinstance(item, _Waiting):
                 self._drop(item, unregister=False)
@@ -119,6 +129,8 @@ class HeadFirst:
         except OSError:
             return
         for key, _ in ready:
+            if key.data is _WAKE:
+                continue  # run() sees the stop request next
             if key.data is self.server:
                 self._accept()
             else:
