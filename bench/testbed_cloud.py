@@ -15,9 +15,10 @@ measures those steps apart), then for each node
 
 then, after ``discover_hosts``, the tiny image booted on a flat provider network:
 
-* **cold migration**: ``server migrate`` of an ACTIVE tiny server until
-  VERIFY_RESIZE, then ``migrate confirm`` until ACTIVE on the other node
-  (the disk moves between the nodes);
+* **cold migration**: ``server migrate`` of an ACTIVE tiny server, once its
+  guest said it is ready (before that its acpid does not run yet and the
+  clean shutdown waits out its 60 s), until VERIFY_RESIZE, then ``migrate
+  confirm`` until ACTIVE on the other node (the disk moves between the nodes);
 * **agent death -> service down -> avoided**: the compute agent of the
   server's node killed (its supervisor first, so it stays dead), ``compute
   service list`` polled every second until the service is down (the
@@ -46,7 +47,7 @@ from testbed import servers
 from saphira.devtools.testbed.bed import Bed
 from saphira.devtools.testbed.layout import Layout
 from saphira.devtools.testbed.runner import SystemRunner
-from saphira.guest_image import build
+from saphira.guest_image import READY, build
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.integration
 from tests.integration.testbed.bedcloud import BedCloud, provider_network
@@ -97,6 +98,7 @@ def one_run(index: int, image: Path) -> dict[str, float]:
         cloud.openstack("server", "create", "--image", "tiny", "--flavor", "tiny",
                         "--network", "prov", "--wait", "m1")  # fmt: skip
         first = cloud.host_of("m1")
+        until(lambda: READY in cloud.console("m1"))  # booted: its acpid takes the power button
         start = time.perf_counter()
         cloud.openstack("server", "migrate", "m1")
         until(status_is(cloud, "m1", "VERIFY_RESIZE"))
