@@ -60,9 +60,10 @@ def compute_conf(answers: Answers, node: Node) -> str:
         ),
         *_service("neutron", answers, "neutron", answers.neutron_password, answers.network_url),
     ]
-    if answers.metadata_secret:
+    if answers.metadata_secret:  # the node's metadata agent signs for the controller's API
         lines += [f"metadata_proxy_shared_secret = {answers.metadata_secret}",
-                  "service_metadata_proxy = true"]  # fmt: skip
+                  "service_metadata_proxy = true",
+                  "", "[metadata_agent]", f"nova_metadata_host = {answers.controller}"]  # fmt: skip
     lines += [
         "", "[glance]", f"api_servers = {answers.glance_url}",
         "", "[oslo_concurrency]", f"lock_path = {node.state_dir}/tmp",

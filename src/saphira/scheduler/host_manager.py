@@ -81,9 +81,15 @@ class _CellReader:
 
 
 class HostManager:
-    def __init__(self, conf: cfg.ConfigOpts, *, now: Now = utcnow) -> None:
+    def __init__(
+        self,
+        conf: cfg.ConfigOpts,
+        *,
+        now: Now = utcnow,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.conf = conf
-        self._now = now
+        self._now, self._clock = now, clock
         self.directory = CellDirectory.shared(conf)  # the process's, as the API's
         self._cells: dict[str, _CellReader] = {}
         self._mapped: dict[str, str] = {}  # host -> cell uuid
@@ -102,16 +108,20 @@ class HostManager:
     def hosts(self) -> list[HostState]:
         """Every compute node of every cell (cell0 excluded), mapped or not.
 
-        With a positive TTL a stale cache is refreshed by a background thread
-        while decisions go on with the states they have (at most a TTL and one
-        refresh old), so no decision waits for the databases; the first call,
-        and every call with a zero TTL, reads synchronously.
+        With a positive TTL, states older than the TTL but read within the last
+        two TTLs are refreshed by a background thread while decisions go on
+        with them, so no decision of a busy scheduler waits for the databases;
+        older ones (a scheduler idle since its start read no host a node that
+        joined meanwhile) are read again first, as is everything on the first
+        call and on every call with a zero TTL: no decision uses states more
+        than two TTLs old.
         """
         ttl = float(self.conf.scheduler.host_state_ttl)
         with self._lock:
-            if time.monotonic() - self._refreshed < ttl:
+            age = self._clock() - self._refreshed
+            if age < ttl:
                 return self._states
-            background = ttl > 0 and self._loaded
+            background = ttl > 0 and self._loaded and age < 2 * ttl
             if background and (self._refresher is None or not self._refresher.is_alive()):
                 self._refresher = threading.Thread(
                     target=self._reload, name="scheduler-host-states", daemon=True
@@ -133,7 +143,7 @@ class HostManager:
                 for row in reader.nodes.values()
             ]
         with self._lock:
-            self._states, self._loaded, self._refreshed = states, True, time.monotonic()
+            self._states, self._loaded, self._refreshed = states, True, self._clock()
 
     def _refresh(self) -> None:
         cells = self.directory.cells()

@@ -261,3 +261,15 @@ def test_an_answers_file_joins_without_prompts_and_flags_win(tmp_path: Path) -> 
     code, out = node.join("--non-interactive", "--answers", str(answers), "--host", "flag",
                           "--wait", "0")  # fmt: skip
     assert code == 0 and node.files() == before, out
+
+
+def test_with_a_metadata_secret_the_agent_asks_the_controllers_metadata_api(
+    tmp_path: Path,
+) -> None:
+    """Not its own 127.0.0.1 (the default), where no metadata API runs on a node."""
+    node = Node(tmp_path)
+    code, out = node.join("--non-interactive", *FLAGS, "--metadata-secret", "s3")
+    assert code == 0, out
+    conf = _conf(tmp_path / "etc/saphira/saphira.conf")
+    assert conf["neutron"]["metadata_proxy_shared_secret"] == "s3"
+    assert conf["metadata_agent"]["nova_metadata_host"] == "10.0.0.2"

@@ -1,0 +1,156 @@
+"""The cloud of a test bed as a user drives it: the real ``openstack`` CLI and
+``saphira-manage`` against the bed's controller, and the nodes' files and
+processes as root sees them (qemu-io on a guest's disk, the agents' PIDs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
+from saphira.devtools.testbed.join import Join
+from saphira.devtools.testbed.layout import Addresses
+from saphira.guest_image import PROBE_PATH
+from tests.functional.cloud import OPENSTACK
+from tests.functional.process import clean_env
+from tests.polling import wait_for
+
+CLI_TIMEOUT = 300
+
+
+@dataclass(frozen=True)
+class BedCloud:
+    bed: Bed
+
+    @property
+    def controller_dir(self) -> Path:
+        return self.bed.layout.bed_dir / "controller"
+
+    @property
+    def addresses(self) -> Addresses:
+        assert self.bed.state is not None
+        return Addresses(self.bed.state.octet)
+
+    def openstack(self, *args: str) -> Any:
+        """``openstack --os-cloud admin ARGS`` (add ``-f json`` to get data back)."""
+        clouds = str(self.controller_dir / "state" / "clouds.yaml")
+        done = subprocess.run(
+            [OPENSTACK, "--os-cloud", "admin", *args], capture_output=True, text=True,
+            env=clean_env(OS_CLIENT_CONFIG_FILE=clouds), timeout=CLI_TIMEOUT, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"openstack {' '.join(args)}: {done.stderr}"
+        return json.loads(done.stdout) if "json" in args else done.stdout
+
+    def manage(self, *args: str) -> str:
+        files = [self.controller_dir / "state" / "saphira.conf", self.controller_dir / "nova.conf"]
+        argv = [sys.executable, "-m", "saphira.cmd.manage"]
+        argv += [arg for path in files for arg in ("--config-file", str(path))]
+        done = subprocess.run([*argv, *args], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"saphira-manage {' '.join(args)}: {done.stderr}"
+        return done.stdout
+
+    def server(self, name: str) -> dict[str, Any]:
+        shown: dict[str, Any] = self.openstack("server", "show", name, "-f", "json")
+        return shown
+
+    def host_of(self, name: str) -> str:
+        return str(self.server(name)["OS-EXT-SRV-ATTR:host"])
+
+    def wait_status(self, name: str, status: str, timeout: float = 300) -> dict[str, Any]:
+        def reached() -> dict[str, Any] | None:
+            shown = self.server(name)
+            assert shown["status"] != "ERROR" or status == "ERROR", shown.get("fault")
+            return shown if shown["status"] == status else None
+
+        found: dict[str, Any] = wait_for(f"{name} {status}", reached, timeout, interval=1)
+        return found
+
+    def console(self, name: str) -> str:
+        return str(self.openstack("console", "log", "show", name))
+
+    def disk(self, name: str) -> Path:
+        """The server's root disk in its node's instances directory."""
+        shown = self.server(name)
+        node = self.bed.node(str(shown["OS-EXT-SRV-ATTR:host"]))
+        return node.state_dir / "instances" / str(shown["id"]) / "disk"
+
+    def agent_pid(self, node: str, service: str) -> int:
+        """A node's agent, as its supervisor records it (``<state>/run/<service>.pid``)."""
+        path = self.bed.node(node).state_dir / "run" / f"{service}.pid"
+        return int(path.read_text(encoding="utf-8").strip())
+
+    def setup_compute(self, node: str, *args: str) -> tuple[int, str]:
+        """``saphira-openstack-setup-compute ARGS`` run inside the node: (exit code, output)."""
+        tool = self.bed.join_tool()
+        assert tool is not None, "the join tool is not installed"
+        done = self.bed.runner.run(self.bed.node(node).enter([tool, *args]), check=False,
+                                   timeout=JOIN_TIMEOUT)  # fmt: skip
+        return done.code, done.out + done.err
+
+    def join_again(self, node: str) -> tuple[int, str]:
+        """The bed's own join of ``node`` again (same flags, a fresh token), without --force."""
+        assert self.bed.state is not None
+        controller = self.bed.controller(self.bed.state)
+        assert controller is not None
+        step = Join(self.bed.node(node), self.addresses.controller, controller.join_token())
+        return self.setup_compute(node, *step.arguments())
+
+    def check(self, node: str) -> tuple[int, str]:
+        """``--check`` of the node's join (its own configuration and state directories)."""
+        found = self.bed.node(node)
+        return self.setup_compute(node, "--check", "--config-dir", str(found.config_dir),
+                                  "--state-dir", str(found.state_dir))  # fmt: skip
+
+    def kill_compute(self, node: str) -> None:
+        """The node's compute agent dies and stays dead: its supervisor (which would start
+        it again) is killed first, without stopping its other children."""
+        for service in ("supervisor", "saphira-compute"):
+            os.kill(self.agent_pid(node, service), signal.SIGKILL)
+
+
+def provider_network(cloud: BedCloud, qcow2: Path) -> str:
+    """The tiny image and two flavors (``tiny``, ``tiny2``), a flat network ``prov`` on
+    physnet1 (the bed's provider network) and, as its gateway, an address of the caller's
+    on the provider bridge that the default group lets reach port 80 (the guests' probe);
+    that address."""
+    o = cloud.openstack
+    o("image", "create", "--disk-format", "qcow2", "--container-format", "bare", "--public",
+      "--file", str(qcow2), "--property", "hw_disk_bus=virtio", "tiny")  # fmt: skip
+    o("flavor", "create", "--vcpus", "1", "--ram", "128", "--disk", "1", "tiny")
+    o("flavor", "create", "--vcpus", "1", "--ram", "160", "--disk", "1", "tiny2")
+    prefix = f"10.{cloud.addresses.octet}.1"
+    o("network", "create", "--provider-network-type", "flat",
+      "--provider-physical-network", "physnet1", "--share", "prov")  # fmt: skip
+    o("subnet", "create", "--network", "prov", "--subnet-range", f"{prefix}.0/24",
+      "--gateway", f"{prefix}.1", "prov-subnet")  # fmt: skip
+    o("security", "group", "rule", "create", "--protocol", "tcp", "--dst-port", "80",
+      "--remote-ip", f"{prefix}.1/32", "default")  # fmt: skip
+    bridge = cloud.bed.layout.provider_bridge
+    subprocess.run(["ip", "addr", "replace", f"{prefix}.1/24", "dev", bridge], check=True)
+    # The userspace datapath's conntrack drops a segment whose checksum the kernel left
+    # to an offload that never happens (the guests' own taps have it off too).
+    subprocess.run(["ethtool", "-K", bridge, "tx", "off"], capture_output=True, check=True)
+    return f"{prefix}.1"
+
+
+def qemu_io(disk: Path, command: str) -> str:
+    shared = ["-r", "-U"] if command.startswith("read") else []
+    done = subprocess.run(["qemu-io", *shared, "-f", "qcow2", "-c", command, str(disk)],
+                          capture_output=True, text=True, check=False, timeout=60)  # fmt: skip
+    return done.stdout + done.stderr
+
+
+def probe(ip: str, query: str) -> str:
+    """Ask the guest at ``ip`` to act (see the image's probe CGI); its one-line verdict."""
+    answer = requests.get(f"http://{ip}{PROBE_PATH}?{query}", timeout=60)
+    answer.raise_for_status()
+    return answer.text.splitlines()[0]

@@ -1,0 +1,267 @@
+"""Issue 13's acceptance on one test bed: a controller on PostgreSQL and RabbitMQ and two
+nodes joined by ``saphira-openstack-setup-compute`` (the real compute agent on libvirt
+TCG and the real network agent on the node's eth1, under the tool's supervisor), driven
+through the ``openstack`` CLI and ``saphira-manage`` as an operator would.
+
+The tests run in file order on the one bed: discovery and the lists, two servers kept
+apart by an anti-affinity group that reach each other, one of them cold-migrated and
+resized between the nodes with a marker on its disk, then a node's compute agent killed:
+its service goes down, a new server avoids it, and its server is evacuated. Then the join
+tool on the bed: a second join without ``--force`` changes nothing, ``--check`` passes on the
+healthy node and names the part broken (the killed agent, the bridge without its NIC, a
+corrupt sudoers file), and a dead controller address stops a join before anything is written.
+
+About 8 minutes on the 2-CPU machine (10.5 at load 8): the bed and both joins 70-100 s, a
+killed agent's service_down_time (60 s), TCG boots and a migration with the guest's shutdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import requests
+
+from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.layout import PROVIDER_NIC
+from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
+from saphira.join.services import NETWORK_AGENT
+from tests.integration.testbed.bedcloud import BedCloud, probe, provider_network, qemu_io
+from tests.polling import wait_for
+
+pytestmark = pytest.mark.integration
+NODES = ("node1", "node2")
+MARK_AT = "16M"  # past the FAT and SYSLINUX the image holds: free space of the root disk
+SERVICE_DOWN_TIME = 60  # the controller's default [DEFAULT] service_down_time
+BRIDGE = "br-physnet1"  # the join's provider bridge on each node
+
+
+@pytest.fixture(scope="module")
+def cloud(controlled_bed: Bed) -> BedCloud:
+    return BedCloud(controlled_bed)
+
+
+@pytest.fixture(scope="module")
+def discovered(cloud: BedCloud) -> str:
+    """``discover_hosts --verbose``'s output, the first time it runs on the bed."""
+    return cloud.manage("cell_v2", "discover_hosts", "--verbose")
+
+
+@dataclass(frozen=True)
+class Provider:
+    gateway: str  # the test's own address on the bed's provider network
+
+
+@pytest.fixture(scope="module")
+def provider(cloud: BedCloud, discovered: str, tiny_image: GuestImage) -> Provider:
+    """The tiny image, flavors and the provider network (``bedcloud.provider_network``)."""
+    return Provider(provider_network(cloud, tiny_image.qcow2))
+
+
+def _create(cloud: BedCloud, name: str, *extra: str) -> str:
+    cloud.openstack("server", "create", "--image", "tiny", "--flavor", "tiny",
+                    "--network", "prov", *extra, name)  # fmt: skip
+    return str(cloud.wait_status(name, "ACTIVE")["OS-EXT-SRV-ATTR:host"])
+
+
+def _address(cloud: BedCloud, name: str) -> str:
+    (port,) = cloud.openstack("port", "list", "--server", name, "-f", "json")
+    return str(port["Fixed IP Addresses"][0]["ip_address"])
+
+
+def _serves(ip: str) -> None:
+    """The guest at ``ip`` is up: its HTTP server answers (a guest boots, then serves)."""
+    wait_for(f"{ip} serving", lambda: _http_ok(ip), timeout=180, interval=1)
+
+
+def _http_ok(ip: str) -> bool:
+    try:
+        return HTTP_BODY in requests.get(f"http://{ip}/", timeout=2).text
+    except requests.RequestException:
+        return False
+
+
+def _ready(cloud: BedCloud, name: str, times: int = 1) -> str:
+    """The console log once the guest has said it is ready ``times`` times."""
+    text: str = wait_for(f"{name} ready x{times}",
+                         lambda: (log := cloud.console(name)).count(READY) >= times and log,
+                         timeout=180, interval=1)  # fmt: skip
+    return text
+
+
+@pytest.fixture(scope="module")
+def pair(cloud: BedCloud, provider: Provider) -> dict[str, str]:
+    """a1 and a2 in one anti-affinity group: server name to fixed address."""
+    group = cloud.openstack("server", "group", "create", "--policy", "anti-affinity", "apart",
+                            "-f", "json")  # fmt: skip
+    for name in ("a1", "a2"):  # one after the other: the group's late check is not the point
+        _create(cloud, name, "--hint", f"group={group['id']}")
+    return {name: _address(cloud, name) for name in ("a1", "a2")}
+
+
+def test_discover_hosts_maps_both_nodes(discovered: str) -> None:
+    for node in NODES:
+        assert f"compute host '{node}'" in discovered, discovered
+
+
+def test_both_hypervisors_are_up(cloud: BedCloud, discovered: str) -> None:
+    hypervisors = cloud.openstack("hypervisor", "list", "-f", "json")
+    assert {(h["Hypervisor Hostname"], h["State"]) for h in hypervisors} == {
+        (node, "up") for node in NODES
+    }
+
+
+def test_each_node_has_its_l2_and_dhcp_agents_alive_with_the_mapping(cloud: BedCloud) -> None:
+    agents = cloud.openstack("network", "agent", "list", "-f", "json")
+    alive = {(a["Host"], a["Agent Type"]) for a in agents if a["Alive"] and a["State"]}
+    assert alive >= {(n, kind) for n in NODES for kind in ("Open vSwitch agent", "DHCP agent")}
+    for agent in agents:
+        if agent["Agent Type"] == "Open vSwitch agent":
+            shown = cloud.openstack("network", "agent", "show", agent["ID"], "-f", "json")
+            assert shown["configuration"]["bridge_mappings"] == {"physnet1": "br-physnet1"}
+
+
+def test_anti_affinity_servers_boot_on_both_nodes_and_reach_each_other(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    assert {cloud.host_of(name) for name in pair} == set(NODES)
+    for name, ip in pair.items():
+        log = _ready(cloud, name)
+        assert BOOTED in log and f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
+    assert probe(pair["a1"], f"tcp={pair['a2']},80") == "tcp ok"
+    assert probe(pair["a2"], f"ping={pair['a1']}") == "ping ok"
+
+
+def test_a_server_cold_migrates_and_resizes_to_the_other_node_with_its_data(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    o = cloud.openstack
+    o("server", "delete", "--wait", "a2")  # a1 alone in its group: the other node is free
+    first = cloud.host_of("a1")
+    o("server", "stop", "a1")
+    cloud.wait_status("a1", "SHUTOFF")
+    written = qemu_io(cloud.disk("a1"), f"write -P 0x5a {MARK_AT} 64k")
+    assert "wrote 65536/65536" in written, written
+
+    o("server", "migrate", "a1")
+    cloud.wait_status("a1", "VERIFY_RESIZE")
+    o("server", "migrate", "confirm", "a1")
+    moved = cloud.wait_status("a1", "SHUTOFF")
+    assert moved["OS-EXT-SRV-ATTR:host"] != first
+    assert qemu_io(cloud.disk("a1"), f"read -P 0x5a {MARK_AT} 64k").startswith("read 65536")
+    o("server", "start", "a1")
+    cloud.wait_status("a1", "ACTIVE")
+    _serves(pair["a1"])
+
+    o("server", "resize", "--flavor", "tiny2", "a1")
+    cloud.wait_status("a1", "VERIFY_RESIZE")
+    o("server", "resize", "confirm", "a1")
+    resized = cloud.wait_status("a1", "ACTIVE")
+    assert resized["OS-EXT-SRV-ATTR:host"] == first
+    assert "tiny2" in str(resized["flavor"])
+    assert qemu_io(cloud.disk("a1"), f"read -P 0x5a {MARK_AT} 64k").startswith("read 65536")
+    _serves(pair["a1"])
+
+
+def test_a_killed_compute_agent_goes_down_and_new_servers_avoid_its_node(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    dead = cloud.host_of("a1")
+    (alive,) = set(NODES) - {dead}
+    cloud.kill_compute(dead)
+
+    def state() -> str:
+        services = cloud.openstack("compute", "service", "list", "--host", dead, "-f", "json")
+        return str(services[0]["State"])
+
+    wait_for(f"{dead}'s compute service down", lambda: state() == "down",
+             timeout=SERVICE_DOWN_TIME + 30, interval=1)  # fmt: skip
+    assert _create(cloud, "late") == alive
+
+
+def test_evacuate_rebuilds_the_dead_nodes_server_on_the_other_node(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    dead = cloud.host_of("a1")
+    # Not --wait: the client compares the lower-cased status with "ACTIVE" and never ends.
+    cloud.openstack("server", "evacuate", "a1")
+
+    def rebuilt() -> dict[str, Any] | None:
+        shown = cloud.server("a1")
+        assert shown["status"] != "ERROR", shown.get("fault")
+        moved = shown["status"] == "ACTIVE" and shown["OS-EXT-SRV-ATTR:host"] != dead
+        return shown if moved else None
+
+    wait_for("a1 rebuilt on the other node", rebuilt, timeout=300, interval=1)
+    # The console is the new node's (the old guest still runs on the dead node: only its
+    # agent died, so an answer at the address could be the old guest's).
+    log = _ready(cloud, "a1")
+    assert BOOTED in log and f"SAPHIRA-GUEST: ip eth0 {pair['a1']}/" in log, log[-2000:]
+
+
+def test_a_second_join_without_force_changes_nothing(cloud: BedCloud, pair: dict[str, str]) -> None:
+    """The node that now holds a1: same files (bytes and times), same agents."""
+    node = cloud.bed.node(cloud.host_of("a1"))
+    files = sorted(p for p in node.config_dir.rglob("*") if p.is_file())
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
+    agents = {s: cloud.agent_pid(node.name, s) for s in ("saphira-compute", NETWORK_AGENT)}
+    code, out = cloud.join_again(node.name)
+    assert code == 0 and f"The controller sees {node.name}" in out, out
+    assert sorted(p for p in node.config_dir.rglob("*") if p.is_file()) == files
+    assert {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in files} == before
+    assert {s: cloud.agent_pid(node.name, s) for s in agents} == agents
+
+
+def test_check_passes_on_a_healthy_node_and_names_the_part_broken(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    healthy = cloud.host_of("a1")
+    (dead,) = set(NODES) - {healthy}
+    code, out = cloud.check(healthy)
+    assert code == 0 and "FAIL" not in out, out
+    code, out = cloud.check(dead)  # its compute agent was killed (and stays dead)
+    assert code == 1 and "FAIL saphira-compute: not running" in out, out
+
+    node = cloud.bed.node(healthy)
+    node.run(["ovs-vsctl", "del-port", BRIDGE, PROVIDER_NIC])
+    try:
+        code, out = cloud.check(healthy)
+        failed = next(line for line in out.splitlines() if line.startswith("FAIL"))
+        assert code == 1 and failed.startswith(f"FAIL bridge: {BRIDGE} has "), out
+        assert failed.endswith(f", not {PROVIDER_NIC}") and "PortBindingFailed" in out, out
+    finally:
+        node.run(["ovs-vsctl", "--may-exist", "add-port", BRIDGE, PROVIDER_NIC])
+
+    sudoers = node.directory / "etc-sudoers.d" / "saphira-compute"  # its /etc/sudoers.d
+    rule = sudoers.read_text()
+    sudoers.write_text("saphira ALL = (root NOPASSWD\n")
+    try:
+        code, out = cloud.check(healthy)
+        assert code == 1 and "FAIL sudoers: visudo -c" in out, out
+    finally:
+        sudoers.write_text(rule)
+    code, out = cloud.check(healthy)
+    assert code == 0, out
+
+
+def test_a_dead_controller_stops_the_join_before_anything_is_written(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    """An address of the management network where no controller answers."""
+    node = cloud.bed.node(NODES[0])
+    sudoers = node.directory / "etc-sudoers.d" / "saphira-compute"
+    kept = sudoers.stat().st_mtime_ns
+    dead = f"10.{cloud.addresses.octet}.0.99"
+    config, state = node.directory / "dead-etc", node.directory / "dead-state"
+    code, out = cloud.setup_compute(
+        node.name, "--non-interactive", "--controller", dead, "--provider-nic", PROVIDER_NIC,
+        "--bridge", "br-dead", "--host", "dead", "--nova-password", "n",
+        "--placement-password", "p", "--neutron-password", "q",
+        "--config-dir", str(config), "--state-dir", str(state),
+    )  # fmt: skip
+    assert code == 1 and f"GET http://{dead}:5000/v3 answered 000" in out, out
+    assert "nothing was written" in out, out
+    assert not config.exists() and not state.exists()
+    assert sudoers.stat().st_mtime_ns == kept
+    assert "br-dead" not in node.run(["ovs-vsctl", "list-br"]).split()
