@@ -129,6 +129,8 @@ def test_anti_affinity_servers_boot_on_both_nodes_and_reach_each_other(
     for name, ip in pair.items():
         log = _ready(cloud, name)
         assert BOOTED in log and f"SAPHIRA-GUEST: ip eth0 {ip}/" in log, log[-2000:]
+        # through its node's DHCP namespace and metadata agent to the controller's API
+        assert "SAPHIRA-GUEST: meta_data.json (metadata-service)" in log, log[-2000:]
     assert probe(pair["a1"], f"tcp={pair['a2']},80") == "tcp ok"
     assert probe(pair["a2"], f"ping={pair['a1']}") == "ping ok"
 
