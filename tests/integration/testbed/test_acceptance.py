@@ -11,8 +11,9 @@ tool on the bed: a second join without ``--force`` changes nothing, ``--check`` 
 healthy node and names the part broken (the killed agent, the bridge without its NIC, a
 corrupt sudoers file), and a dead controller address stops a join before anything is written.
 
-About 7 minutes on the 2-CPU machine (6.9 at load 3-5, 8.7 and 10.6 at load 8-10): the bed and both joins 70-100 s, a
-killed agent's service_down_time (60 s), TCG boots and a migration with the guest's shutdown.
+About 7 minutes on the 2-CPU machine (6.9 at load 3-5, 8.7 and 10.6 at load 8-10): the bed
+and both joins 70-100 s, a killed agent's service_down_time (60 s), TCG boots and a migration
+with the guest's shutdown.
 """
 
 from __future__ import annotations
