@@ -22,7 +22,7 @@ then, after ``discover_hosts``, the tiny image booted on a flat provider network
 * **agent death -> service down -> avoided**: the compute agent of the
   server's node killed (its supervisor first, so it stays dead), ``compute
   service list`` polled every second until the service is down (the
-  controller's ``service_down_time`` is 60 s, the nodes report every 10 s),
+  bed's controller has ``service_down_time = 30``, the nodes report every 10 s),
   then a new server created with ``--wait``: where it went.
 
 Every poll sleeps a second; a run that fails is counted and its bed torn down.

@@ -11,9 +11,9 @@ tool on the bed: a second join without ``--force`` changes nothing, ``--check`` 
 healthy node and names the part broken (the killed agent, the bridge without its NIC, a
 corrupt sudoers file), and a dead controller address stops a join before anything is written.
 
-About 7 minutes on the 2-CPU machine (6.9 at load 3-5, 8.7 and 10.6 at load 8-10): the bed
-and both joins 70-100 s, a killed agent's service_down_time (60 s), TCG boots and a migration
-with the guest's shutdown.
+About 7 minutes on the 2-CPU machine (6.9 at load 3-5, 8.7 and 10.6 at load 8-10, when the
+bed's service_down_time was Nova's 60 s; it is 30 s now): the bed and both joins 70-100 s,
+a killed agent's service_down_time, TCG boots and a migration with the guest's shutdown.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pytest
 import requests
 
 from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.controller import SERVICE_DOWN_TIME
 from saphira.devtools.testbed.layout import PROVIDER_NIC
 from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
 from saphira.join.services import NETWORK_AGENT
@@ -34,7 +35,6 @@ from tests.polling import wait_for
 pytestmark = pytest.mark.integration
 NODES = ("node1", "node2")
 MARK_AT = "16M"  # past the FAT and SYSLINUX the image holds: free space of the root disk
-SERVICE_DOWN_TIME = 60  # the controller's default [DEFAULT] service_down_time
 BRIDGE = "br-physnet1"  # the join's provider bridge on each node
 
 

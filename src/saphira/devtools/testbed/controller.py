@@ -34,6 +34,9 @@ USER = "saphira"
 AMQP_PORT = 5672
 READY_TIMEOUT = 120.0
 POLL = 0.2
+# A compute service is down after this many seconds without a report: three of a
+# node's 10 s report intervals, where a real controller keeps Nova's 60.
+SERVICE_DOWN_TIME = 30
 # The services and the relay run on after `up` returns; while this process lives, it keeps
 # their Popen objects (a collected one warns that its child still runs) and reaps them at down.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -109,6 +112,7 @@ class Controller:
                 "state_path": str(self.directory / "state"),
                 "transport_url": self.vhost.url(self.address),
                 "bind_host": self.address, "my_ip": self.address, "host": "controller",
+                "service_down_time": str(SERVICE_DOWN_TIME),
             },
         }  # fmt: skip
         for group, url in self.databases.urls().items():
