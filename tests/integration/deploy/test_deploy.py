@@ -46,6 +46,9 @@ def _wait_for(what: str, check: Callable[[], Any], deploy: Deployment, timeout: 
         raise AssertionError(f"{error}\n{deploy.logs()}") from None
 
 
+# PostgreSQL here, MariaDB in the next test: each deployment scenario runs on one
+# database server, both servers across tests/integration/{deploy,join,rabbit}
+@pytest.mark.parametrize("databases", ["postgresql"], indirect=True)
 def test_build_and_delete_with_every_service_in_its_own_process(
     deployment: Make, tmp_path: Path
 ) -> None:
@@ -93,6 +96,8 @@ def _allocations(deploy: Deployment, server_id: str) -> dict[str, Any]:
     return found
 
 
+# MariaDB here, PostgreSQL in the test above
+@pytest.mark.parametrize("databases", ["mariadb"], indirect=True)
 def test_compute_killed_mid_build_leaves_error_and_releases_the_claim(
     deployment: Make, tmp_path: Path
 ) -> None:

@@ -131,6 +131,8 @@ def _namespaces_gone(names: list[str]) -> None:
             netns.delete(name)
 
 
+# PostgreSQL here; the token join of a node (tests/integration/join) runs on MariaDB
+@pytest.mark.parametrize("databases", ["postgresql"], indirect=True)
 def test_a_node_of_compute_and_network_agent_wires_a_server(
     deployment: Make, bridge: str, tmp_path: Path
 ) -> None:

@@ -29,6 +29,8 @@ __all__ = ["databases", "deployment", "provider_nic", "rabbit_vhost", "standin"]
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
 
 
+# MariaDB here; the node of tests/integration/deploy/test_node.py and the test bed run on PostgreSQL
+@pytest.mark.parametrize("databases", ["mariadb"], indirect=True)
 def test_a_node_joins_a_controller_with_a_token(
     deployment: Callable[..., Deployment],
     provider_nic: tuple[str, str],
