@@ -13,6 +13,7 @@ from saphira.devtools.testbed.runner import TIMEOUT, Result, SystemRunner
 from saphira.devtools.testbed.state import Started, start_time
 from tests.integration.testbed.conftest import new_bed
 from tests.integration.testbed.footprint import footprint
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -67,3 +68,18 @@ def test_down_after_a_half_failed_up_leaves_nothing_behind() -> None:
     assert bed.down() == []
     assert footprint(bed.layout) == before
     assert procs.in_namespaces([]) == []
+
+
+def test_a_process_in_net_and_mount_namespaces_of_its_own_is_found_by_its_uts() -> None:
+    """As a node's DHCP server is: ``ip netns exec`` inside the node keeps its UTS only."""
+    own_net = procs.ns_key(procs.PROC / "self" / "ns" / "net")
+    sleeper = subprocess.Popen(["unshare", "--uts", "--", "unshare", "--net", "--mount", "--",
+                                "sleep", "60"])  # fmt: skip
+    try:
+        net = procs.PROC / str(sleeper.pid) / "ns" / "net"
+        wait_for("the sleeper's own network namespace", lambda: procs.ns_key(net) != own_net)
+        uts = procs.ns_key(procs.PROC / str(sleeper.pid) / "ns" / "uts")
+        assert procs.in_namespaces([uts]) == [sleeper.pid]
+    finally:
+        sleeper.kill()
+        sleeper.wait()

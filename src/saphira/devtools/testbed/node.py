@@ -168,7 +168,8 @@ class Node:
 
     def processes(self) -> list[int]:
         """Every process in the node's namespaces (its daemons, guests, DHCP servers...)."""
-        return procs.in_namespaces((procs.ns_key(self.mount_ns), procs.ns_key(self.netns_path)))
+        pinned = (self.mount_ns, self.netns_path, self.uts_ns)
+        return procs.in_namespaces(procs.ns_key(path) for path in pinned)
 
     def remove(self) -> list[int]:
         """End every process of the node, then its namespaces and directory; PIDs never gone."""

@@ -24,14 +24,21 @@ def ns_key(path: Path) -> tuple[int, int] | None:
     return (found.st_dev, found.st_ino)
 
 
+KINDS = ("mnt", "net", "uts")
+
+
 def in_namespaces(keys: Iterable[tuple[int, int] | None], proc: Path = PROC) -> list[int]:
-    """Every process (but this one) in any of these mount or network namespaces."""
+    """Every process (but this one) in any of these mount, network or UTS namespaces.
+
+    UTS counts because ``ip netns exec`` gives a node's DHCP servers network and
+    mount namespaces of their own, but they keep the node's host name.
+    """
     wanted = {key for key in keys if key is not None}
     found = []
     for entry in proc.iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
-        held = {ns_key(entry / "ns" / "mnt"), ns_key(entry / "ns" / "net")}
+        held = {ns_key(entry / "ns" / kind) for kind in KINDS}
         if held & wanted:
             found.append(int(entry.name))
     return sorted(found)
