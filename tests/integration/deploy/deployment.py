@@ -131,6 +131,17 @@ class Deployment:
             process.kill()
         return codes
 
+    def tiny_flavor_and_image(self, workdir: Path) -> str:
+        """Flavor ``tiny`` (1 vCPU, 64 MB, 1 GB) and a 4 KiB raw image ``tiny-image``: its id."""
+        self.openstack("flavor", "create", "--vcpus", "1", "--ram", "64", "--disk", "1", "tiny")
+        disk = workdir / "disk.raw"
+        disk.write_bytes(b"\0" * 4096)
+        image: dict[str, Any] = self.openstack(
+            "image", "create", "--disk-format", "raw", "--container-format", "bare",
+            "--file", str(disk), "tiny-image", "-f", "json",
+        )  # fmt: skip
+        return str(image["id"])
+
     def openstack(self, *args: str) -> Any:
         env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.state / "clouds.yaml"))
         result = subprocess.run(

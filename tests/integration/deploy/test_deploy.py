@@ -27,17 +27,6 @@ def _start_control(deploy: Deployment) -> None:
     deploy.start("scheduler", "scheduler")
 
 
-def _flavor_and_image(deploy: Deployment, tmp_path: Path) -> str:
-    deploy.openstack("flavor", "create", "--vcpus", "1", "--ram", "64", "--disk", "1", "tiny")
-    disk = tmp_path / "disk.raw"
-    disk.write_bytes(b"\0" * 4096)
-    image: dict[str, Any] = deploy.openstack(
-        "image", "create", "--disk-format", "raw", "--container-format", "bare",
-        "--file", str(disk), "tiny-image", "-f", "json",
-    )  # fmt: skip
-    return str(image["id"])
-
-
 def _wait_for(what: str, check: Callable[[], Any], deploy: Deployment, timeout: float = 60) -> Any:
     """``wait_for``, with every service's log when it never happens."""
     try:
@@ -56,7 +45,7 @@ def test_build_and_delete_with_every_service_in_its_own_process(
     _start_control(deploy)
     deploy.start("compute-a", "compute", host="compute-a")
     assert deploy.discover_hosts() == ["compute-a"]
-    image = _flavor_and_image(deploy, tmp_path)
+    image = deploy.tiny_flavor_and_image(tmp_path)
 
     server = deploy.openstack(
         "server", "create", "--flavor", "tiny", "--image", image, "--no-network",
@@ -105,7 +94,7 @@ def test_compute_killed_mid_build_leaves_error_and_releases_the_claim(
     _start_control(deploy)
     compute = deploy.start("compute-slow", "compute", host="compute-slow")
     assert deploy.discover_hosts() == ["compute-slow"]
-    image = _flavor_and_image(deploy, tmp_path)
+    image = deploy.tiny_flavor_and_image(tmp_path)
     server = deploy.openstack(
         "server", "create", "--flavor", "tiny", "--image", image, "--no-network", "doomed",
         "-f", "json",

@@ -26,7 +26,7 @@ from saphira.privsep import netns, ovs
 from saphira.privsep.runner import run
 from tests.functional.cloud import free_offset
 from tests.integration.deploy.deployment import Deployment
-from tests.integration.deploy.test_deploy import _flavor_and_image, _start_control, _wait_for
+from tests.integration.deploy.test_deploy import _start_control, _wait_for
 from tests.unprivileged import uid_of
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("ovs")]
@@ -141,7 +141,7 @@ def test_a_node_of_compute_and_network_agent_wires_a_server(
     mark = uuid.uuid4().hex
     _start_node(deploy, bridge, mark)
     assert deploy.discover_hosts() == [NODE]
-    image = _flavor_and_image(deploy, tmp_path)
+    image = deploy.tiny_flavor_and_image(tmp_path)
 
     agents = _wait_for("node-x's L2 and DHCP agents alive", lambda: (
         found if {"neutron-openvswitch-agent", "neutron-dhcp-agent"} <= set(

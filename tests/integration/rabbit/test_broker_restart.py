@@ -44,17 +44,6 @@ def deploy(databases: dict[str, str], rabbit_node: PrivateBroker) -> Iterator[De
             found.stop_all()
 
 
-def _image(deploy: Deployment, tmp_path: Path) -> str:
-    deploy.openstack("flavor", "create", "--vcpus", "1", "--ram", "64", "--disk", "1", "tiny")
-    disk = tmp_path / "disk.raw"
-    disk.write_bytes(b"\0" * 4096)
-    image: dict[str, Any] = deploy.openstack(
-        "image", "create", "--disk-format", "raw", "--container-format", "bare",
-        "--file", str(disk), "tiny-image", "-f", "json",
-    )  # fmt: skip
-    return str(image["id"])
-
-
 def _wait_for(what: str, check: Callable[[], Any], deploy: Deployment, timeout: float) -> Any:
     """``wait_for``, with every service's log when it never happens."""
     try:
@@ -78,7 +67,7 @@ def _updated(service: dict[str, Any]) -> datetime.datetime:
 def test_builds_end_and_heartbeats_resume_after_a_broker_restart(
     deploy: Deployment, rabbit_node: PrivateBroker, tmp_path: Path
 ) -> None:
-    image = _image(deploy, tmp_path)
+    image = deploy.tiny_flavor_and_image(tmp_path)
     ids = [
         deploy.openstack(
             "server", "create", "--flavor", "tiny", "--image", image, "--no-network",
