@@ -61,6 +61,11 @@ class PrivateBroker:
     def url(self) -> str:
         return f"rabbit://guest:guest@127.0.0.1:{self.port}/"
 
+    @property
+    def ctl(self) -> tuple[str, ...]:
+        """``rabbitmqctl`` for this node, as a command (its cookie is in the node's HOME)."""
+        return ("env", f"HOME={self.base / 'home'}", CTL, "-n", self.node)
+
     def _ctl(self, *args: str) -> None:
         subprocess.run([CTL, "-n", self.node, *args], env=self.env, check=True, capture_output=True)
 

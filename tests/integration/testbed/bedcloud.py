@@ -4,6 +4,7 @@ processes as root sees them (qemu-io on a guest's disk, the agents' PIDs)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
 from saphira.devtools.testbed.join import Join
 from saphira.devtools.testbed.layout import Addresses
 from saphira.guest_image import PROBE_PATH
+from tests.functional.clients import sdk
 from tests.functional.cloud import OPENSTACK
 from tests.functional.process import clean_env
 from tests.polling import wait_for
@@ -58,6 +60,12 @@ class BedCloud:
         assert done.returncode == 0, f"saphira-manage {' '.join(args)}: {done.stderr}"
         return done.stdout
 
+    @functools.cached_property
+    def sdk(self) -> Any:
+        """The admin's openstacksdk connection, for the polls (an ``openstack`` run costs
+        a second of CPU, which the nodes' TCG guests would lose)."""
+        return sdk(self.controller_dir / "state" / "clouds.yaml", "admin")
+
     def server(self, name: str) -> dict[str, Any]:
         shown: dict[str, Any] = self.openstack("server", "show", name, "-f", "json")
         return shown
@@ -66,16 +74,20 @@ class BedCloud:
         return str(self.server(name)["OS-EXT-SRV-ATTR:host"])
 
     def wait_status(self, name: str, status: str, timeout: float = 300) -> dict[str, Any]:
-        def reached() -> dict[str, Any] | None:
-            shown = self.server(name)
-            assert shown["status"] != "ERROR" or status == "ERROR", shown.get("fault")
-            return shown if shown["status"] == status else None
+        """The server's ``openstack server show`` once it has ``status`` and no task."""
 
-        found: dict[str, Any] = wait_for(f"{name} {status}", reached, timeout, interval=1)
-        return found
+        def reached() -> bool:
+            found = self.sdk.compute.find_server(name, ignore_missing=False)
+            assert found.status != "ERROR" or status == "ERROR", found.fault
+            return bool(found.status == status and not found.task_state)
+
+        wait_for(f"{name} {status}", reached, timeout, interval=1)
+        return self.server(name)
 
     def console(self, name: str) -> str:
-        return str(self.openstack("console", "log", "show", name))
+        """The server's console log (what ``openstack console log show`` prints)."""
+        found = self.sdk.compute.find_server(name, ignore_missing=False)
+        return str(self.sdk.compute.get_server_console_output(found)["output"])
 
     def disk(self, name: str) -> Path:
         """The server's root disk in its node's instances directory."""

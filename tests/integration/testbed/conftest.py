@@ -1,6 +1,7 @@
 """One bed per test module (up once, shared by its tests, down at the end): ``bed``
-(nodes and networks) or ``controlled_bed`` (with the controller on PostgreSQL
-and RabbitMQ)."""
+(nodes and networks) or ``controlled_bed`` (with the controller on PostgreSQL and a
+RabbitMQ node of its own, ``bed_broker``, which a test may restart without touching
+the broker the other tests use)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.layout import Layout
 from saphira.devtools.testbed.runner import SystemRunner
 from tests.environment import require_tools, server_url
+from tests.integration.broker import PrivateBroker, available, private_broker
 
 
 def new_bed() -> Bed:
@@ -31,9 +33,17 @@ def bed() -> Iterator[Bed]:
 
 
 @pytest.fixture(scope="module")
-def controlled_bed() -> Iterator[Bed]:
-    require_tools("socat", "rabbitmqctl")
-    servers = Servers(server_url("SAPHIRA_TEST_POSTGRESQL"), server_url("SAPHIRA_TEST_RABBIT"))
+def bed_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
+    if not available():
+        pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
+    with private_broker(tmp_path_factory.mktemp("bed-rabbit") / "rabbit") as broker:
+        yield broker
+
+
+@pytest.fixture(scope="module")
+def controlled_bed(bed_broker: PrivateBroker) -> Iterator[Bed]:
+    require_tools("socat")
+    servers = Servers(server_url("SAPHIRA_TEST_POSTGRESQL"), bed_broker.url, bed_broker.ctl)
     made = new_bed()
     try:
         made.up(servers=servers)

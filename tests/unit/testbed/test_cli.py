@@ -23,6 +23,11 @@ def test_the_servers_come_from_the_variables_or_the_flags() -> None:
     assert mariadb is not None and mariadb.database == ENV["SAPHIRA_TEST_MARIADB"]
     flags = parser().parse_args(["up", "--database-url", "db://x", "--transport-url", "r://y"])
     assert servers(flags, {}) == Servers("db://x", "r://y")
+    other = parser().parse_args(["up", "--rabbitmqctl", "env HOME=/h rabbitmqctl -n r@x"])
+    assert servers(other, ENV) == Servers(
+        ENV["SAPHIRA_TEST_POSTGRESQL"], ENV["SAPHIRA_TEST_RABBIT"],
+        ("env", "HOME=/h", "rabbitmqctl", "-n", "r@x"),
+    )  # fmt: skip
     assert servers(parser().parse_args(["up", "--no-controller"]), {}) is None
     assert servers(parser().parse_args(["down"]), {}) is None
 

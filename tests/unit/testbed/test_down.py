@@ -18,11 +18,13 @@ def test_an_unreachable_database_server_leaves_the_rest_removed_and_the_state_ke
 ) -> None:
     layout = Layout("dev", run_dir=tmp_path / "run", data_dir=tmp_path / "data")
     BedState("dev", 150, ["node1", "node2"], database_url="nosuchdb://u:p@h/x",
-             rabbit_url="rabbit://u:p@h/v").save(layout.state_file)  # fmt: skip
+             rabbit_url="rabbit://u:p@h/v", rabbitmqctl=["ctl", "-n", "r@x"],
+             ).save(layout.state_file)  # fmt: skip
     (layout.bed_dir / "node1").mkdir(parents=True)
     runner = FakeRunner({("ip", "-j", "link"): Result(0, LINKS, "")})
     problems = Bed(layout, runner, say=lambda line: None).down()
     assert len(problems) == 1 and "database server" in problems[0]
+    assert ["ctl", "-n", "r@x", "-q", "list_vhosts", "name"] in runner.calls  # the bed's broker
     assert ["ip", "link", "delete", "tbdev-m"] in runner.calls
     assert ["ip", "link", "delete", "tbdev-1p"] in runner.calls
     assert not layout.bed_dir.exists()

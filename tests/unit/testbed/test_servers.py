@@ -35,3 +35,11 @@ def test_the_vhost_is_added_once_and_deleted_only_if_present() -> None:
     assert not any("saphira_tb_new" in call for call in runner.calls if "delete_vhost" in call)
     other.create()
     assert ["rabbitmqctl", "-q", "add_vhost", "saphira_tb_new"] in runner.calls
+
+
+def test_another_broker_is_managed_by_its_own_command() -> None:
+    ctl = ("env", "HOME=/scratch/home", "rabbitmqctl", "-n", "private@localhost")
+    runner = FakeRunner({(*ctl, "-q", "list_vhosts", "name"): Result(0, "/\n", "")})
+    Vhost(RABBIT, "saphira_tb_dev", runner, ctl).create()
+    assert [*ctl, "-q", "add_vhost", "saphira_tb_dev"] in runner.calls
+    assert all(call[: len(ctl)] == list(ctl) for call in runner.calls)

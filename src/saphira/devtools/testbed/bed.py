@@ -37,6 +37,7 @@ class Servers:
 
     database: str
     rabbit: str
+    rabbitmqctl: tuple[str, ...] = ("rabbitmqctl",)  # the command that manages ``rabbit``
 
 
 def _used_octets(layout: Layout, runner: Runner) -> set[int]:
@@ -86,6 +87,7 @@ class Bed:
                 self.state = BedState(self.layout.bed, octet, list(self.layout.nodes), backend)
             if servers is not None:
                 self.state.database_url, self.state.rabbit_url = servers.database, servers.rabbit
+                self.state.rabbitmqctl = list(servers.rabbitmqctl)
             self.state.save(self.layout.state_file)
         finally:
             os.close(fd)
@@ -96,7 +98,8 @@ class Bed:
         if not (state.database_url and state.rabbit_url):
             return None
         address = Addresses(state.octet).controller
-        return Controller(self.layout, address, self.runner, state.database_url, state.rabbit_url)
+        return Controller(self.layout, address, self.runner, state.database_url, state.rabbit_url,
+                          tuple(state.rabbitmqctl))  # fmt: skip
 
     def node(self, name: str) -> Node:
         return Node(self.layout, name, self.runner)

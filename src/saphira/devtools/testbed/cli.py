@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -36,6 +37,11 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument("--database-url", help=f"the database server (default {default_db})")
     made.add_argument("--transport-url", help=f"RabbitMQ (default ${RABBIT})")
     made.add_argument(
+        "--rabbitmqctl", default="rabbitmqctl",
+        help="the command that manages that broker's virtual hosts, split as a shell would "
+        "(e.g. 'rabbitmqctl -n rabbit@other'; default rabbitmqctl)",
+    )  # fmt: skip
+    made.add_argument(
         "--no-controller", action="store_true", help="only the nodes and networks, no controller"
     )
     return made
@@ -53,7 +59,7 @@ def servers(args: argparse.Namespace, env: Mapping[str, str] = os.environ) -> Se
             detail=f"the controller needs --database-url or ${BACKENDS[backend]} and "
             f"--transport-url or ${RABBIT} (./tools/dev testbed starts the servers and sets them)"
         )
-    return Servers(database, rabbit)
+    return Servers(database, rabbit, tuple(shlex.split(args.rabbitmqctl)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

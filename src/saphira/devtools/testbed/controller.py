@@ -56,6 +56,7 @@ class Controller:
     runner: Runner
     database_url: str
     rabbit_url: str
+    rabbitmqctl: tuple[str, ...] = ("rabbitmqctl",)
 
     @property
     def directory(self) -> Path:
@@ -67,7 +68,9 @@ class Controller:
 
     @property
     def vhost(self) -> Vhost:
-        return Vhost(self.rabbit_url, f"saphira_tb_{self.layout.bed}", self.runner)
+        return Vhost(
+            self.rabbit_url, f"saphira_tb_{self.layout.bed}", self.runner, self.rabbitmqctl
+        )
 
     def up(self, state: BedState) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)

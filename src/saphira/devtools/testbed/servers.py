@@ -89,6 +89,7 @@ class Vhost:
     base: str  # SAPHIRA_TEST_RABBIT's URL
     name: str
     runner: Runner
+    ctl: tuple[str, ...] = ("rabbitmqctl",)  # the command that manages that broker
 
     def url(self, host: str) -> str:
         """The transport URL through ``host`` (the controller's management address)."""
@@ -99,15 +100,15 @@ class Vhost:
         )
 
     def create(self) -> None:
-        listed = self.runner.run(["rabbitmqctl", "-q", "list_vhosts", "name"]).out.split()
+        listed = self.runner.run([*self.ctl, "-q", "list_vhosts", "name"]).out.split()
         if self.name not in listed:
-            self.runner.run(["rabbitmqctl", "-q", "add_vhost", self.name])
+            self.runner.run([*self.ctl, "-q", "add_vhost", self.name])
         user = str(urlsplit(self.base).username)
         self.runner.run(
-            ["rabbitmqctl", "-q", "set_permissions", "-p", self.name, user, ".*", ".*", ".*"]
+            [*self.ctl, "-q", "set_permissions", "-p", self.name, user, ".*", ".*", ".*"]
         )
 
     def delete(self) -> None:
-        listed = self.runner.run(["rabbitmqctl", "-q", "list_vhosts", "name"], check=False)
+        listed = self.runner.run([*self.ctl, "-q", "list_vhosts", "name"], check=False)
         if self.name in listed.out.split():
-            self.runner.run(["rabbitmqctl", "-q", "delete_vhost", self.name])
+            self.runner.run([*self.ctl, "-q", "delete_vhost", self.name])

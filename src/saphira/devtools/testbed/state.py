@@ -54,6 +54,7 @@ class BedState:
     started: list[Started] = field(default_factory=list)
     database_url: str = ""  # the controller's database server (with its password: mode 0600)
     rabbit_url: str = ""
+    rabbitmqctl: list[str] = field(default_factory=lambda: ["rabbitmqctl"])  # manages that broker
 
     def add(self, label: str, pid: int) -> Started:
         begun = start_time(pid)
@@ -87,4 +88,5 @@ class BedState:
                      for s in raw.get("started", [])],
             database_url=str(raw.get("database_url", "")),
             rabbit_url=str(raw.get("rabbit_url", "")),
+            rabbitmqctl=[str(arg) for arg in raw.get("rabbitmqctl", ["rabbitmqctl"])],
         )  # fmt: skip
