@@ -4,7 +4,6 @@ data and the key it read from its config drive; the drive goes with the server."
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from saphira.devtools.leftovers import remove_guests_under
 from saphira.guest_image import READY
 from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.test_cloud_libvirt import wait_console
 from tests.integration.libvirt.guests import qemu_reachable_dir
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
-TIMEOUT = 180.0
 KEY = (
     Ed25519PrivateKey.generate()
     .public_key()
@@ -52,17 +51,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator
         remove_guests_under(instances)
 
 
-def _console_until(cloud: Cloud, server: str, text: str) -> str:
-    deadline = time.monotonic() + TIMEOUT
-    log = ""
-    while time.monotonic() < deadline:
-        log = str(cloud.openstack("console", "log", "show", server))
-        if text in log:
-            return log
-        time.sleep(1)
-    raise AssertionError(f"{text!r} not on {server}'s console:\n{log[-3000:]}")
-
-
 def test_the_guest_prints_user_data_and_key_from_its_config_drive(
     cloud: Cloud, instances: Path, tmp_path: Path
 ) -> None:
@@ -77,7 +65,7 @@ def test_the_guest_prints_user_data_and_key_from_its_config_drive(
     assert made["status"] == "ACTIVE", made
     assert made["config_drive"] == "True"
     assert (instances / made["id"] / "disk.config").is_file()
-    log = _console_until(cloud, "d1", READY)
+    log = wait_console(cloud, "d1", READY, 1)
     assert "SAPHIRA-GUEST: config drive /dev/sr0" in log
     assert (
         "SAPHIRA-GUEST: user_data (config-drive) #!/bin/sh echo cli-user-data-on-the-drive" in log

@@ -19,6 +19,7 @@ import pytest
 
 from saphira.devtools.leftovers import remove_guests_under
 from saphira.guest_image import BOOTED, POWER_OFF
+from saphira.virt.libvirt.paths import InstanceFiles
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_gone, qemu_reachable_dir
@@ -120,7 +121,7 @@ def test_a_real_guest_goes_through_every_action(cloud: Cloud, instances: Path) -
     log = wait_console(cloud, "g1", BOOTED, 3)
     assert log.count(POWER_OFF) == 2
     act(cloud, "g1", "reboot", "--hard")
-    wait_console(cloud, "g1", BOOTED, 4)
+    assert wait_console(cloud, "g1", BOOTED, 4).count(POWER_OFF) == 2  # never asks the guest
     act(cloud, "g1", "rebuild", "--image", "saphira-tiny")
     wait_console(cloud, "g1", BOOTED, 5)
     act(cloud, "g1", "pause", status="PAUSED")
@@ -134,16 +135,19 @@ def test_a_real_guest_goes_through_every_action(cloud: Cloud, instances: Path) -
     assert snap["status"] == "active" and snap["disk_format"] == "qcow2", snap
     cloud.openstack("image", "delete", "g1-snap")
 
-    cloud.openstack(
-        "flavor", "create", "--vcpus", "2", "--ram", "192", "--disk", "2", "saphira.two"
-    )
+    cloud.openstack("flavor", "create", "--vcpus", "2", "--ram", "192", "--disk", "2",
+                    "--ephemeral", "1", "saphira.two")  # fmt: skip
+    files = InstanceFiles.of(instances, show(cloud, "g1")["id"])
     act(cloud, "g1", "resize", "--flavor", "saphira.two", status="VERIFY_RESIZE")
     assert "cpus=2 " in wait_console(cloud, "g1", BOOTED, 6).split(BOOTED)[-1]
+    assert files.ephemeral.exists() and files.resize_backup.directory.exists()
     act(cloud, "g1", "resize", "revert")
     assert "cpus=1 " in wait_console(cloud, "g1", BOOTED, 7).split(BOOTED)[-1]
+    assert not files.ephemeral.exists() and not files.resize_backup.directory.exists()
     act(cloud, "g1", "resize", "--flavor", "saphira.two", status="VERIFY_RESIZE")
     wait_console(cloud, "g1", BOOTED, 8)
     act(cloud, "g1", "resize", "confirm")
+    assert files.ephemeral.exists() and not files.resize_backup.directory.exists()
     two = cloud.openstack("flavor", "show", "saphira.two", "-f", "json")
     flavor = show(cloud, "g1")["flavor"]
     assert two["id"] == flavor.get("id") or flavor.get("original_name") == "saphira.two", flavor

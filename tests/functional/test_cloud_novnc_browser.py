@@ -20,10 +20,10 @@ from saphira.guest_image import BOOTED
 from tests.browser import NoVncPage, PageState, chrome
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.guest_cloud import libvirt_cloud
+from tests.functional.test_cloud_libvirt import wait_console
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 TOKEN_TTL = 20  # seconds: long enough to open a fresh URL, short enough to wait out
-TIMEOUT = 180.0
 # Fewer would be a speck, not text: one 8x16 glyph alone has about 40 lit pixels.
 MIN_INK = 400
 
@@ -44,10 +44,7 @@ def guest(cloud: Cloud) -> Iterator[str]:
         "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
         "--no-network", "--wait", "browser-guest", "-f", "json",
     )  # fmt: skip
-    deadline = time.monotonic() + TIMEOUT
-    while BOOTED not in str(cloud.openstack("console", "log", "show", "browser-guest")):
-        assert time.monotonic() < deadline, "the guest never printed its boot line"
-        time.sleep(1)
+    wait_console(cloud, "browser-guest", BOOTED, 1)
     yield "browser-guest"
     cloud.openstack("server", "delete", "--wait", "browser-guest")
 

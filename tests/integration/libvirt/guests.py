@@ -26,7 +26,6 @@ from tests.scratch import traversable_dir
 
 BOOT_TIMEOUT = 90.0
 TINY = Flavor(flavorid="t1", name="tiny", vcpus=1, memory_mb=128, root_gb=1)
-BIGGER = Flavor(flavorid="t2", name="bigger", vcpus=2, memory_mb=192, root_gb=2, ephemeral_gb=1)
 
 
 def qemu_reachable_dir(prefix: str) -> contextlib.AbstractContextManager[Path]:

@@ -2,7 +2,9 @@
 
 The tiny guest prints ``booted ... cpus=N mem_kb=M`` at each boot and the ACPI
 marker when its power button is pressed, so the console log shows what really
-happened to it, not just what libvirt reports.
+happened to it, not just what libvirt reports. Stop, start, both reboots and a resize
+reverted then confirmed are proved once, through the whole cloud, in
+tests/functional/test_cloud_libvirt.py (a guest here would boot the same steps again).
 """
 
 from __future__ import annotations
@@ -16,18 +18,16 @@ import pytest
 
 from saphira.domain.states import PowerState
 from saphira.exception import ImageNotFound
-from saphira.guest_image import BOOTED, POWER_OFF, GuestImage
+from saphira.guest_image import BOOTED, GuestImage
 from saphira.objects import ConsoleType, Instance
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.domain import GuestSettings
 from saphira.virt.libvirt.driver import LibvirtDriver, Settings
 from saphira.virt.libvirt.paths import InstanceFiles
-from saphira.virt.types import ImageData, LifecycleEvent, Migration, RebootType
+from saphira.virt.types import ImageData, LifecycleEvent
 from tests.integration.libvirt import guests
 from tests.integration.libvirt.guests import (
-    BIGGER,
-    TINY,
     assert_gone,
     boots,
     instance,
@@ -61,23 +61,6 @@ def driver(source: guests.FileSource) -> Iterator[LibvirtDriver]:
 
 def state(driver: LibvirtDriver, inst: Instance) -> PowerState:
     return driver.get_info(inst).state
-
-
-def test_stop_start_and_both_reboots(driver: LibvirtDriver, server: Instance) -> None:
-    boots(driver, server, 1)
-    assert state(driver, server) is PowerState.RUNNING
-    driver.power_off(server, timeout=60)
-    assert POWER_OFF in guests.console(driver, server)  # graceful: the guest saw ACPI
-    assert state(driver, server) is PowerState.SHUTDOWN
-    driver.power_on(server, ())
-    boots(driver, server, 2)
-    driver.reboot(server, (), RebootType.SOFT)
-    log = boots(driver, server, 3)
-    assert log.count(POWER_OFF) == 2
-    driver.reboot(server, (), RebootType.HARD)
-    log = boots(driver, server, 4)
-    assert log.count(POWER_OFF) == 2  # a hard reboot never asks the guest
-    assert state(driver, server) is PowerState.RUNNING
 
 
 def test_pause_suspend_and_snapshot(
@@ -123,31 +106,6 @@ def test_rebuild_gives_a_new_disk_and_keeps_the_guest(
     boots(driver, server, 2)
     assert disks.backing_file(disk) == driver.cache.path_for("tiny-again").resolve()
     assert driver.get_info(server).internal_id == name  # the same domain
-
-
-def _migration(inst: Instance) -> Migration:
-    return Migration("m-1", "test-host", "test-host", "test-host", "test-host", TINY, BIGGER)
-
-
-def test_resize_revert_then_resize_confirm(driver: LibvirtDriver, server: Instance) -> None:
-    """One guest goes up, back, up again and stays (a guest per outcome cost a boot more)."""
-    boots(driver, server, 1)
-    files = InstanceFiles.of(driver.settings.instances_path, server.uuid)
-    for count, confirm in ((2, False), (4, True)):
-        migration = _migration(server)
-        driver.migrate_disk_and_power_off(server, migration, BIGGER)
-        driver.finish_migration(server, migration, meta(), (), power_on=True)
-        log = boots(driver, server, count)
-        assert "cpus=2 " in log.split(BOOTED)[-1]
-        assert files.ephemeral.exists() and files.resize_backup.directory.exists()
-        if confirm:
-            driver.confirm_migration(server, migration)
-            assert not files.resize_backup.directory.exists()
-            return
-        driver.finish_revert_migration(server, migration, (), power_on=True)
-        log = boots(driver, server, count + 1)
-        assert "cpus=1 " in log.split(BOOTED)[-1]
-        assert not files.ephemeral.exists() and not files.resize_backup.directory.exists()
 
 
 def test_a_guest_killed_from_outside_is_reported_off(

@@ -57,11 +57,12 @@ def _files(drv: LibvirtDriver, inst: Instance) -> InstanceFiles:
     return InstanceFiles.of(drv.settings.instances_path, inst.uuid)
 
 
-def test_a_guest_moves_its_disk_to_another_host_back_and_again(
+def test_a_guest_moves_its_disk_to_another_host_and_back(
     pair: tuple[LibvirtDriver, LibvirtDriver],
 ) -> None:
-    """Moved, reverted, moved again and confirmed: one guest (a guest per outcome
-    cost a boot and a shutdown more); the written mark travels every time."""
+    """Moved, then reverted: the written mark travels and the source starts again. A move
+    confirmed between real nodes is the test bed's (tests/integration/testbed, the cold
+    migration with a marker on the disk)."""
     a, b = pair
     inst = instance()
     a.spawn(inst, meta(), ())
@@ -70,27 +71,25 @@ def test_a_guest_moves_its_disk_to_another_host_back_and_again(
         a.power_off(inst, timeout=30)
         written = _qemu_io(_files(a, inst).disk, f"write -P 0x5a {MARK_AT} 64k")
         assert "wrote 65536/65536" in written, written
-        for number, confirm in ((1, False), (2, True)):
-            migration = Migration(f"m-{number}", "host-a", "host-a", "host-b", "host-b", TINY, TINY)
-            migration = dataclasses.replace(
-                migration, target=b.prepare_migration_target(inst, migration)
-            )
-            a.migrate_disk_and_power_off(inst, migration, TINY)
-            b.finish_migration(inst, migration, meta(), (), power_on=True)
-            boots(b, inst, 1)
-            moved = _files(b, inst).disk
-            assert _qemu_io(moved, f"read -P 0x5a {MARK_AT} 64k").startswith("read 65536/65536")
-            base = disks.backing_file(moved)
-            assert base is not None and base.is_relative_to(b.settings.instances_path)
-            if confirm:
-                a.confirm_migration(inst, migration)
-                assert not _files(a, inst).directory.exists()
-                assert inst.uuid in b.list_instances() and inst.uuid not in a.list_instances()
-                break
-            b.destroy(inst, ())  # revert: the destination's guest goes, the source starts again
-            a.finish_revert_migration(inst, migration, (), power_on=True)
-            boots(a, inst, 2)
-            assert not _files(b, inst).directory.exists()
+        migration = Migration("m-1", "host-a", "host-a", "host-b", "host-b", TINY, TINY)
+        migration = dataclasses.replace(
+            migration, target=b.prepare_migration_target(inst, migration)
+        )
+        a.migrate_disk_and_power_off(inst, migration, TINY)
+        b.finish_migration(inst, migration, meta(), (), power_on=True)
+        boots(b, inst, 1)
+        moved = _files(b, inst).disk
+        assert _qemu_io(moved, f"read -P 0x5a {MARK_AT} 64k").startswith("read 65536/65536")
+        base = disks.backing_file(moved)
+        assert base is not None and base.is_relative_to(b.settings.instances_path)
+        assert inst.uuid in b.list_instances()
+        b.destroy(inst, ())  # revert: the destination's guest goes, the source starts again
+        a.finish_revert_migration(inst, migration, (), power_on=True)
+        boots(a, inst, 2)
+        assert not _files(b, inst).directory.exists()
+        assert _qemu_io(_files(a, inst).disk, f"read -P 0x5a {MARK_AT} 64k").startswith(
+            "read 65536/65536"
+        )
     finally:
         b.destroy(inst, ())
         a.destroy(inst, ())
