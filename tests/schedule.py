@@ -1,4 +1,4 @@
-"""How `pytest -n 2 --dist loadgroup` (tools/run-tests) shares the suite out.
+"""How `pytest -n 3 --dist loadgroup` (tools/run-tests) shares the suite out.
 
 loadgroup hands each ``xdist_group`` to one worker as one unit, and every other
 test as a unit of its own. A module whose tests share a module-scoped fixture
@@ -9,7 +9,7 @@ module: so every such module becomes one unit here, named after the module.
 The units are also ordered (run-tests passes ``--no-loadscope-reorder`` so
 xdist keeps this order): the suite's own serial groups first (libvirt, ovs:
 the longest units), then tempest's run, the integration and functional
-modules, and last the unit tier, whose single tests even out the two
+modules, and last the unit tier, whose single tests even out the
 workers' ends. A module keeps its tests together and in their order.
 """
 
