@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from saphira.cmd import api, compute, conductor, novncproxy, scheduler
+from saphira.cmd import api, compute, conductor, dashboard, novncproxy, scheduler
 
 
 @pytest.mark.parametrize(
     "main",
-    [api.main, compute.main, conductor.main, scheduler.main, novncproxy.main],
-    ids=["api", "compute", "conductor", "scheduler", "novncproxy"],
+    [api.main, compute.main, conductor.main, scheduler.main, novncproxy.main, dashboard.main],
+    ids=["api", "compute", "conductor", "scheduler", "novncproxy", "dashboard"],
 )
 def test_bad_value_is_exit_2_naming_file_section_and_key(
     main: Callable[[Sequence[str] | None], int], tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -15,6 +15,7 @@ def test_catalog_urls_use_my_ip_the_offset_and_the_usual_paths() -> None:
         "image": "http://10.0.0.11:9295",
         "network": "http://10.0.0.11:9699",
         "placement": "http://10.0.0.11:8781",
+        "dashboard": "http://10.0.0.11:8083/",
     }
 
 
@@ -35,3 +36,11 @@ def test_the_spice_and_serial_proxies_run_only_when_their_console_type_is_on() -
     conf.set_override("enabled", True, group="serial_console")
     ports = {s.catalog_type: registry.listen_port(conf, s) for s in registry.proxies(conf=conf)}
     assert ports == {"novnc": 6082, "spice-html5": 6084, "serial": 6085}
+
+
+def test_the_dashboard_is_served_by_saphira_up_and_its_own_main_not_by_saphira_api() -> None:
+    conf = saphira_conf.load([], overrides={"dashboard": {"port": 8090}})
+    dashboard = registry.by_type("dashboard")
+    assert dashboard.served and registry.listen_port(conf, dashboard) == 8090
+    assert dashboard.catalog_type in registry.OWN_MAIN
+    assert "dashboard" in {s.catalog_type for s in registry.enabled(conf, registry.served())}

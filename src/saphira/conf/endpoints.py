@@ -65,6 +65,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         ("serial_console", "serialproxy_port"),
         in_catalog=False,
     ),
+    # The web dashboard: in the catalog, as Horizon is registered where it is deployed.
+    Endpoint("horizon", "dashboard", 8080, "/", "Dashboard", ("dashboard", "port")),
 )
 
 

@@ -9,6 +9,7 @@ from saphira.conf import (
     compute,
     compute_host,
     consoles,
+    dashboard,
     database,
     default,
     engine,
@@ -50,6 +51,7 @@ _MODULES = (
     engine,
     wsgi,
     ssl,
+    dashboard,
 )
 
 

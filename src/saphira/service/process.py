@@ -90,9 +90,9 @@ class ApiService:
     """
 
     def __init__(self, conf: cfg.ConfigOpts, only: tuple[str, ...] = ()) -> None:
-        """``only``: these catalog types (``saphira-api-metadata``), else every enabled API."""
-        specs = registry.enabled(conf, registry.served())
-        specs = [s for s in specs if not only or s.catalog_type in only]
+        """``only``: these catalog types (``saphira-api-metadata``, ``saphira-dashboard``),
+        else every enabled API but those with a main of their own."""
+        specs = api_specs(conf, only)
         if any(spec.catalog_type == "identity" for spec in specs):
             endpoints.use_catalog(False)  # the catalog is ours: our own listeners
         self.runner = Runner(conf, specs)
@@ -116,6 +116,15 @@ class ApiService:
         if self.plane is not None:
             self.plane.stop()
         self.runner.stop()
+
+
+def api_specs(conf: cfg.ConfigOpts, only: tuple[str, ...] = ()) -> list[registry.ServiceSpec]:
+    """The services an API process serves: ``only`` these catalog types, else every
+    enabled API but those with a main of their own (the dashboard)."""
+    specs = registry.enabled(conf, registry.served())
+    if only:
+        return [s for s in specs if s.catalog_type in only]
+    return [s for s in specs if s.catalog_type not in registry.OWN_MAIN]
 
 
 def load_conf(prog: str, argv: Sequence[str] | None) -> cfg.ConfigOpts:

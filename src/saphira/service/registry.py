@@ -91,6 +91,12 @@ def _identity_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     return build_app(conf)
 
 
+def _dashboard_app(conf: cfg.ConfigOpts) -> WSGIApplication:
+    from saphira.dashboard import build_app
+
+    return build_app(conf)
+
+
 def _novnc_proxy(conf: cfg.ConfigOpts, address: tuple[str, int]) -> Listener:
     from saphira.consoleproxy.service import novnc_proxy
 
@@ -129,7 +135,10 @@ _FACTORIES: dict[str, AppFactory] = {
     "placement": _placement_app,
     "network": _network_app,
     "metadata": _metadata_app,
+    "dashboard": _dashboard_app,
 }
+#: Served by ``saphira up`` and by a main of their own, not by ``saphira-api``.
+OWN_MAIN = frozenset({"dashboard"})
 
 #: ``[DEFAULT] enabled_apis`` names the APIs Nova's API process serves.
 _ENABLED_APIS = {"compute": "osapi_compute", "metadata": "metadata"}
@@ -175,6 +184,7 @@ def catalog(specs: Iterable[ServiceSpec] = SERVICES) -> list[ServiceSpec]:
 
 
 __all__ = [
+    "OWN_MAIN",
     "SERVICES",
     "ServiceSpec",
     "bind_url",

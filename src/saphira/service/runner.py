@@ -199,6 +199,7 @@ class Runner:
             transport.withdraw_local(origin)
         self._origins.clear()
         for served in reversed(self._served):
+            _close(served.app)  # ends what holds a worker (the dashboard's event streams)
             served.server.stop()
         for served in self._served:
             if served.thread is not None:
@@ -207,6 +208,13 @@ class Runner:
 
     def urls(self) -> list[tuple[ServiceSpec, str, int]]:
         return [(s.spec, s.host, s.port) for s in self._served]
+
+
+def _close(app: WSGIApplication | None) -> None:
+    """An app with a ``close()`` is told the server stops, before its workers are."""
+    close = getattr(app, "close", None)
+    if callable(close):
+        close()
 
 
 _WILDCARDS = frozenset({"0.0.0.0", "::", ""})

@@ -1,0 +1,186 @@
+"""The API calls behind the pages, with openstacksdk and the user's own connection.
+
+Each function is one call (or one call per item of a short list); the views
+make a page's calls in parallel (``parallel.Calls``). Results are the
+dashboard's own typed values, never raw dicts.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass, replace
+
+from openstack import connection
+from openstack.compute.v2.server_action import ServerAction
+
+from saphira.dashboard.rows import ServerRow, row
+
+Conn = connection.Connection
+
+
+@dataclass(frozen=True)
+class Choice:
+    id: str
+    name: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ActionEvent:
+    name: str
+    started: str
+    finished: str
+    result: str
+
+
+@dataclass(frozen=True)
+class ActionRecord:
+    action: str
+    request_id: str
+    started: str
+    message: str
+    events: tuple[ActionEvent, ...]
+
+
+@dataclass(frozen=True)
+class LaunchRequest:
+    name: str
+    image_id: str
+    flavor_id: str
+    network_id: str
+    security_groups: tuple[str, ...]
+    key_name: str
+    user_data: str
+
+
+class ImageNames:
+    """Image names by id, learnt from listings and single look-ups; shared by a feed."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def learn(self, images: list[Choice]) -> dict[str, str]:
+        with self._lock:
+            self._names.update({image.id: image.name for image in images})
+            return dict(self._names)
+
+    def resolve(self, conn: Conn, ids: set[str]) -> dict[str, str]:
+        with self._lock:
+            unknown = {i for i in ids if i and i not in self._names}
+        for image_id in unknown:
+            found = conn.image.find_image(image_id, ignore_missing=True)
+            name = str(found.name) if found is not None and found.name else image_id
+            with self._lock:
+                self._names[image_id] = name
+        with self._lock:
+            return dict(self._names)
+
+
+def servers(conn: Conn, since: str | None = None) -> list[ServerRow]:
+    """Every server of the project (with ``since``: those changed at or after it,
+    deleted ones included), image names left as ids for ``named`` to fill."""
+    found = (
+        conn.compute.servers(details=True, changes_since=since)
+        if since
+        else conn.compute.servers(details=True)
+    )
+    return [row(server, {}) for server in found]
+
+
+def named(rows: list[ServerRow], names: dict[str, str]) -> list[ServerRow]:
+    return [replace(r, image_name=names.get(r.image_id, r.image_name)) for r in rows]
+
+
+def server(conn: Conn, server_id: str, names: ImageNames) -> ServerRow:
+    found = conn.compute.get_server(server_id)
+    image = found.image.id if found.image is not None else ""
+    return row(found, names.resolve(conn, {str(image or "")}))
+
+
+def images(conn: Conn) -> list[Choice]:
+    return sorted(
+        (Choice(str(i.id), str(i.name or i.id), str(i.disk_format or ""))
+         for i in conn.image.images() if i.status == "active"),
+        key=lambda c: c.name,
+    )  # fmt: skip
+
+
+def flavors(conn: Conn) -> list[Choice]:
+    found = conn.compute.flavors(details=True)
+    return [
+        Choice(str(f.id), str(f.name), f"{f.vcpus} VCPU, {f.ram} MiB RAM, {f.disk} GiB disk")
+        for f in sorted(found, key=lambda f: (f.ram or 0, f.name or ""))
+    ]
+
+
+def networks(conn: Conn) -> list[Choice]:
+    return sorted((Choice(str(n.id), str(n.name or n.id)) for n in conn.network.networks()),
+                  key=lambda c: c.name)  # fmt: skip
+
+
+def security_groups(conn: Conn, project_id: str) -> list[Choice]:
+    found = conn.network.security_groups(project_id=project_id)
+    return sorted((Choice(str(g.id), str(g.name)) for g in found), key=lambda c: c.name)
+
+
+def keypairs(conn: Conn) -> list[Choice]:
+    return sorted((Choice(str(k.name), str(k.name)) for k in conn.compute.keypairs()),
+                  key=lambda c: c.name)  # fmt: skip
+
+
+def launch(conn: Conn, request: LaunchRequest) -> str:
+    attrs: dict[str, object] = {
+        "name": request.name,
+        "image_id": request.image_id,
+        "flavor_id": request.flavor_id,
+        "networks": [{"uuid": request.network_id}] if request.network_id else "none",
+        "security_groups": [{"name": name} for name in request.security_groups],
+    }
+    if request.key_name:
+        attrs["key_name"] = request.key_name
+    if request.user_data:
+        attrs["user_data"] = base64.b64encode(request.user_data.encode()).decode()
+    return str(conn.compute.create_server(**attrs).id)
+
+
+def console_log(conn: Conn, server_id: str, lines: int = 200) -> str:
+    output = conn.compute.get_server_console_output(server_id, length=lines)
+    return str(output.get("output", ""))
+
+
+def history(conn: Conn, server_id: str, most: int = 10) -> list[ActionRecord]:
+    """The latest actions of the server with their events (one call per action)."""
+    listed = list(conn.compute.server_actions(server_id))[:most]
+    full = [conn.compute.get_server_action(a.request_id, server_id) for a in listed]
+    return [_record(a) for a in full if a is not None]
+
+
+def _record(action: ServerAction) -> ActionRecord:
+    events = tuple(
+        ActionEvent(str(e.event), str(e.start_time or ""), str(e.finish_time or ""),
+                    str(e.result or ""))
+        for e in action.events or ()
+    )  # fmt: skip
+    return ActionRecord(
+        str(action.action), str(action.request_id), str(action.start_time or ""),
+        str(action.message or ""), events,
+    )  # fmt: skip
+
+
+def act(conn: Conn, server_id: str, name: str, image_id: str = "") -> None:
+    """One lifecycle action by its offer name (see ``actions.OFFERS``)."""
+    compute = conn.compute
+    if name == "stop":
+        compute.stop_server(server_id)
+    elif name == "start":
+        compute.start_server(server_id)
+    elif name == "reboot":
+        compute.reboot_server(server_id, "SOFT")
+    elif name == "rebuild":
+        compute.rebuild_server(server_id, image=image_id)
+    elif name == "delete":
+        compute.delete_server(server_id)
+    else:
+        raise ValueError(name)

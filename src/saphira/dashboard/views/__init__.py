@@ -1,0 +1,22 @@
+"""The dashboard's pages, by route endpoint (``routes.py``)."""
+
+from __future__ import annotations
+
+from saphira.dashboard.app import View
+from saphira.dashboard.views import auth, detail, instances, launch
+
+VIEWS: dict[str, View] = {
+    "home": auth.home,
+    "login_form": auth.login_form,
+    "login": auth.login,
+    "logout": auth.logout,
+    "switch": auth.switch,
+    "static": auth.static,
+    "instances": instances.listing,
+    "events": instances.events,
+    "launch_form": launch.form,
+    "launch": launch.submit,
+    "detail": detail.show,
+    "confirm": detail.confirm,
+    "act": detail.act,
+}
