@@ -66,7 +66,9 @@ class Keystone:
         if not projects:
             self.revoke(token)
             raise NoProject(user)
-        return self._scoped(token, projects, projects[0].id, str(unscoped.username or user))
+        home = self._default_project(token, str(unscoped.user_id))
+        first = home if home in {p.id for p in projects} else projects[0].id
+        return self._scoped(token, projects, first, str(unscoped.username or user))
 
     def switch(self, login: Login, project_id: str) -> Login:
         """The same user scoped to another of its projects (KeyError if not one)."""
@@ -83,6 +85,16 @@ class Keystone:
         )
         found = [Project(p["id"], p["name"]) for p in reply.json().get("projects", [])]
         return tuple(sorted(found, key=lambda p: (p.name, p.id)))
+
+    def _default_project(self, token: str, user_id: str) -> str:
+        """The user's default project (where a login lands, as in Keystone), or ""."""
+        reply = self.session.get(
+            f"{self.auth_url}/users/{user_id}", headers={"X-Auth-Token": token},
+            authenticated=False, raise_exc=False,
+        )  # fmt: skip
+        if reply.status_code != 200:
+            return ""
+        return str(reply.json().get("user", {}).get("default_project_id") or "")
 
     def revoke(self, token: str) -> None:
         """DELETE /v3/auth/tokens: the token revokes itself (404 when already gone)."""

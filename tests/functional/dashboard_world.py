@@ -1,0 +1,170 @@
+"""The dashboard's functional and browser tests: a cloud with what a walk needs.
+
+``prepare`` makes, as admin through openstacksdk, a tiny flavor, one too big
+for any fake host, a public raw image, a second project the demo user is a
+member of, and another user in a project of its own. ``Visitor`` is one
+browser's cookie jar driven through plain HTTP, reading each form's CSRF
+token as a browser would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import requests
+import yaml
+
+from tests.functional.clients import sdk
+from tests.functional.cloud import Cloud
+
+TIMEOUT = 30
+FAKE_DRIVER_CONF = "[fake_driver]\ndelay = 2\n"  # each build step visible to a 1 s feed
+
+
+@dataclass(frozen=True)
+class World:
+    base: str
+    demo_password: str
+    other_user: str
+    other_password: str
+    image_id: str
+    flavor_id: str
+    big_flavor_id: str
+    second_project: str
+
+
+def prepare(cloud: Cloud) -> World:
+    admin = sdk(cloud.clouds_yaml, "admin")
+    flavor = admin.compute.create_flavor(name="dash.tiny", ram=64, vcpus=1, disk=1)
+    big = admin.compute.create_flavor(name="dash.big", ram=32768, vcpus=1, disk=1)
+    image = admin.image.create_image(
+        name="dash-image", data=os.urandom(4096), disk_format="raw",
+        container_format="bare", visibility="public",
+    )  # fmt: skip
+    member = admin.identity.find_role("member")
+    demo = admin.identity.find_user("demo")
+    second = admin.identity.create_project(name="dash-two", domain_id="default")
+    admin.identity.assign_project_role_to_user(second, demo, member)
+    other_project = admin.identity.create_project(name="dash-other", domain_id="default")
+    password = secrets.token_urlsafe(12)
+    other = admin.identity.create_user(name="dash-other", password=password, domain_id="default")
+    admin.identity.assign_project_role_to_user(other_project, other, member)
+    passwords = yaml.safe_load(cloud.clouds_yaml.read_text())["clouds"]
+    return World(
+        cloud.url("dashboard").rstrip("/"), passwords["demo"]["auth"]["password"],
+        "dash-other", password, str(image.id), str(flavor.id), str(big.id), str(second.id),
+    )  # fmt: skip
+
+
+def revocations(cloud: Cloud) -> int:
+    """Revocation events the identity service holds (read from its SQLite file)."""
+    with sqlite3.connect(f"file:{cloud.state_dir / 'keystone.sqlite'}?mode=ro", uri=True) as db:
+        return int(db.execute("SELECT count(*) FROM revocation_event").fetchone()[0])
+
+
+@dataclass
+class Visitor:
+    """One browser: a cookie jar, the last page, and its CSRF token."""
+
+    base: str
+    http: requests.Session = field(default_factory=requests.Session)
+    page: requests.Response | None = None
+
+    def get(self, path: str) -> requests.Response:
+        self.page = self.http.get(self.base + path, timeout=TIMEOUT, allow_redirects=False)
+        return self.page
+
+    def token(self) -> str:
+        assert self.page is not None
+        found = re.search(r'name="csrf_token" value="([^"]+)"', self.page.text)
+        assert found, self.page.text
+        return found.group(1)
+
+    def post(
+        self, path: str, data: dict[str, str], *, token: str | None = None
+    ) -> requests.Response:
+        """A form post with the token of the last page (``token``: another one; "": none)."""
+        given = self.token() if token is None else token
+        body = {**data, **({"csrf_token": given} if given else {})}
+        return self.http.post(self.base + path, data=body, timeout=TIMEOUT, allow_redirects=False)
+
+    def login(self, user: str, password: str) -> requests.Response:
+        self.get("/auth/login")
+        return self.post("/auth/login", {"username": user, "password": password})
+
+    def launch(self, world: World, name: str, flavor: str = "") -> requests.Response:
+        self.get("/project/instances/launch")
+        form = {"name": name, "image": world.image_id, "flavor": flavor or world.flavor_id,
+                "security_groups": "default"}  # fmt: skip
+        return self.post("/project/instances/launch", form)
+
+    def row_ids(self) -> list[str]:
+        page = self.get("/project/instances")
+        assert page.status_code == 200, page.text
+        return re.findall(r'<tr id="server-([0-9a-f-]{36})"', page.text)
+
+
+@dataclass(frozen=True)
+class RowEvent:
+    id: str
+    deleted: bool
+    status: str  # the row's data-status ("" for a deleted row)
+
+
+class Stream:
+    """The Instances page's event stream, read on a thread of its own."""
+
+    def __init__(self, visitor: Visitor, since: str = "") -> None:
+        url = f"{visitor.base}/project/instances/events?since={since}"
+        self.answer = visitor.http.get(url, stream=True, timeout=TIMEOUT)
+        self.rows: list[RowEvent] = []
+        self.kinds: list[str] = []
+        self.error: Exception | None = None
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            self._lines()
+        except Exception as error:  # closed under the reader: the stream is over
+            self.error = error
+
+    def _lines(self) -> None:
+        kind = ""
+        for line in self.answer.iter_lines(decode_unicode=True):
+            if line.startswith("event: "):
+                kind = line.removeprefix("event: ")
+                self.kinds.append(kind)
+            elif line.startswith("data: ") and kind == "row":
+                data = json.loads(line.removeprefix("data: "))
+                status = re.search(r'data-status="([^"]*)"', data["html"])
+                self.rows.append(RowEvent(data["id"], data["deleted"], status[1] if status else ""))
+
+    def wait(self, server_id: str, status: str, timeout: float = 60) -> list[RowEvent]:
+        """The events of ``server_id`` until one has ``status`` ("DELETED" for its removal)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            mine = [r for r in self.rows if r.id == server_id]
+            if any((r.deleted and status == "DELETED") or r.status == status for r in mine):
+                return mine
+            time.sleep(0.1)
+        raise AssertionError(f"no {status} for {server_id}: {self.rows}")
+
+    def close(self) -> None:
+        self.answer.close()
+
+
+def streamed(visitor: Visitor) -> Iterator[Stream]:
+    stream = Stream(visitor)
+    try:
+        yield stream
+    finally:
+        stream.close()
