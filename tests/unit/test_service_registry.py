@@ -44,3 +44,10 @@ def test_the_dashboard_is_served_by_saphira_up_and_its_own_main_not_by_saphira_a
     assert dashboard.served and registry.listen_port(conf, dashboard) == 8090
     assert dashboard.catalog_type in registry.OWN_MAIN
     assert "dashboard" in {s.catalog_type for s in registry.enabled(conf, registry.served())}
+
+
+def test_the_dashboard_sizes_its_pool_for_its_event_streams() -> None:
+    conf = saphira_conf.load([], overrides={"dashboard": {"threads": 40}})
+    dashboard = registry.by_type("dashboard")
+    assert dashboard.threads is not None and dashboard.threads(conf) == 40
+    assert registry.by_type("compute").threads is None  # the runner's 16

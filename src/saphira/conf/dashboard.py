@@ -45,6 +45,13 @@ opts: list[cfg.Opt] = [
         "pages of the process).",
     ),
     cfg.IntOpt(
+        "threads",
+        default=64,
+        min=4,
+        help="Worker threads of the dashboard's HTTP server. Each open Instances page "
+        "holds one for its event stream, so this bounds the live pages of the process.",
+    ),
+    cfg.IntOpt(
         "api_timeout",
         default=30,
         min=1,

@@ -39,6 +39,7 @@ ListenerFactory = Callable[[cfg.ConfigOpts, tuple[str, int]], Listener]
 class ServiceSpec(Endpoint):
     factory: AppFactory | None = None
     listener: ListenerFactory | None = None  # served by its own server, not cheroot
+    threads: Callable[[cfg.ConfigOpts], int] | None = None  # its server's workers, if not 16
 
     @property
     def served(self) -> bool:
@@ -137,6 +138,10 @@ _FACTORIES: dict[str, AppFactory] = {
     "metadata": _metadata_app,
     "dashboard": _dashboard_app,
 }
+# Servers whose requests are long-lived (the dashboard's event streams) size their pool.
+_THREADS: dict[str, Callable[[cfg.ConfigOpts], int]] = {
+    "dashboard": lambda conf: int(conf.dashboard.threads),
+}
 #: Served by ``saphira up`` and by a main of their own, not by ``saphira-api``.
 OWN_MAIN = frozenset({"dashboard"})
 
@@ -147,7 +152,12 @@ _ENABLED_APIS = {"compute": "osapi_compute", "metadata": "metadata"}
 def _spec(endpoint: Endpoint) -> ServiceSpec:
     fields = {f.name: getattr(endpoint, f.name) for f in dataclasses.fields(endpoint)}
     kind = endpoint.catalog_type
-    return ServiceSpec(**fields, factory=_FACTORIES.get(kind), listener=_LISTENERS.get(kind))
+    return ServiceSpec(
+        **fields,
+        factory=_FACTORIES.get(kind),
+        listener=_LISTENERS.get(kind),
+        threads=_THREADS.get(kind),
+    )
 
 
 SERVICES: tuple[ServiceSpec, ...] = tuple(_spec(endpoint) for endpoint in ENDPOINTS)

@@ -124,7 +124,7 @@ class Runner:
         server = _Server(
             (host, port),
             app,
-            numthreads=THREADS_PER_SERVICE,
+            numthreads=spec.threads(self.conf) if spec.threads else THREADS_PER_SERVICE,
             request_queue_size=LISTEN_BACKLOG,
             server_name=spec.catalog_type,
             shutdown_timeout=SHUTDOWN_TIMEOUT,
