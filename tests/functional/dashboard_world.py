@@ -13,6 +13,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import sqlite3
 import threading
 import time
@@ -159,7 +160,13 @@ class Stream:
         raise AssertionError(f"no {status} for {server_id}: {self.rows}")
 
     def close(self) -> None:
+        """Shut the socket first: closing the response alone would wait for the reader's
+        blocked read, until the server's next keep-alive comment (15 s)."""
+        sock = getattr(getattr(self.answer.raw, "connection", None), "sock", None)
+        if isinstance(sock, socket.socket):
+            sock.shutdown(socket.SHUT_RDWR)
         self.answer.close()
+        self._thread.join(TIMEOUT)
 
 
 def streamed(visitor: Visitor) -> Iterator[Stream]:

@@ -123,6 +123,9 @@ def test_the_instance_page_shows_its_console_log_and_its_action_history(
 
 def test_no_valid_host_is_shown_with_its_reasons(cloud: Cloud, world: World, demo: Visitor) -> None:
     before = _server_ids(cloud)
+    demo.get("/project/instances/launch")
+    incomplete = demo.post("/project/instances/launch", {"name": "dash-half"})
+    assert incomplete.status_code == 400 and "Choose an image, a flavor." in incomplete.text
     assert demo.launch(world, "dash-big", world.big_flavor_id).status_code == 303
     (made,) = _server_ids(cloud) - before
     _wait_status(cloud, made, "ERROR")

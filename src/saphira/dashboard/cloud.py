@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, replace
 
 from openstack import connection
+from openstack import exceptions as sdk
 from openstack.compute.v2.server_action import ServerAction
 
 from saphira.dashboard.rows import ServerRow, row
@@ -70,12 +71,19 @@ class ImageNames:
         with self._lock:
             unknown = {i for i in ids if i and i not in self._names}
         for image_id in unknown:
-            found = conn.image.find_image(image_id, ignore_missing=True)
-            name = str(found.name) if found is not None and found.name else image_id
+            name = _image_name(conn, image_id)
             with self._lock:
                 self._names[image_id] = name
         with self._lock:
             return dict(self._names)
+
+
+def _image_name(conn: Conn, image_id: str) -> str:
+    """One image's name; its id when it is gone or not this project's to see."""
+    try:
+        return str(conn.image.get_image(image_id).name or image_id)
+    except sdk.NotFoundException:
+        return image_id
 
 
 def servers(conn: Conn, since: str | None = None) -> list[ServerRow]:

@@ -9,6 +9,7 @@ import threading
 from keystoneauth1 import exceptions as ks
 
 from saphira.dashboard.feed import END, Event, Feed, Snapshot
+from saphira.dashboard.feeds import Feeds
 from saphira.dashboard.rows import ServerRow
 
 
@@ -129,3 +130,22 @@ def _drain(listener: queue.SimpleQueue[Event]) -> list[Event]:
             found.append(listener.get_nowait())
         except queue.Empty:
             return found
+
+
+def test_a_stopping_process_ends_every_stream_and_opens_no_new_feed() -> None:
+    feeds = Feeds(interval=3600)
+    feed = feeds.get("session/p1", lambda: Source([server("a")]))
+    assert feed is not None
+    listener = feed.listen("")
+    feeds.close()
+    assert _drain(listener)[-1] == END
+    assert feeds.get("session/p1", lambda: Source([])) is None
+
+
+def test_a_session_ending_stops_its_feeds_only() -> None:
+    feeds = Feeds(interval=3600)
+    mine, other = (feeds.get(k, lambda: Source([])) for k in ("one/p1", "two/p1"))
+    assert mine is not None and other is not None
+    feeds.drop("one/")
+    assert mine.ended and not other.ended
+    feeds.close()
