@@ -5,6 +5,7 @@ the project switcher, another user's session, logout revoking the tokens."""
 
 from __future__ import annotations
 
+import base64
 import re
 import time
 from collections.abc import Iterator
@@ -119,6 +120,48 @@ def test_the_instance_page_shows_its_console_log_and_its_action_history(
     again = demo.post(f"/project/instances/{made}/action", {"action": "reboot"})
     assert again.status_code == 409 and "Cannot reboot" in again.text  # the API's words
     assert "Traceback" not in again.text
+
+
+def test_start_reboot_and_a_confirmed_rebuild(cloud: Cloud, world: World, demo: Visitor) -> None:
+    made = _launched(cloud, demo, world, "dash-cycle")
+    _wait_status(cloud, made, "ACTIVE")
+    for action, status in (("stop", "SHUTOFF"), ("start", "ACTIVE"), ("reboot", "ACTIVE")):
+        demo.get(f"/project/instances/{made}")
+        assert demo.post(f"/project/instances/{made}/action", {"action": action}).status_code == 303
+        _wait_status(cloud, made, status)
+    demo.get(f"/project/instances/{made}")
+    asked = demo.post(f"/project/instances/{made}/action", {"action": "rebuild"})
+    confirm = demo.get(asked.headers["Location"])
+    assert "replaces the root disk" in confirm.text
+    done = demo.post(f"/project/instances/{made}/action",
+                     {"action": "rebuild", "confirmed": "yes"})  # fmt: skip
+    assert done.status_code == 303
+    _wait_status(cloud, made, "ACTIVE")
+    history = demo.get(f"/project/instances/{made}").text
+    for action in ("create", "stop", "start", "reboot", "rebuild"):
+        assert f"<td>{action}" in history, action
+
+
+def test_a_launch_with_a_network_a_key_pair_and_user_data(
+    cloud: Cloud, world: World, demo: Visitor
+) -> None:
+    """All reach the API; the build then fails on this cloud (no L2 agent binds the
+    port), and the page shows the fault's message."""
+    page = demo.get("/project/instances/launch")
+    assert ">dash-net<" in page.text and ">dash-key<" in page.text
+    before = _server_ids(cloud)
+    form = {"name": "dash-wired", "image": world.image_id, "flavor": world.flavor_id,
+            "network": world.network_id, "security_groups": "default",
+            "key_name": "dash-key", "user_data": "#!/bin/sh\necho hello\n"}  # fmt: skip
+    assert demo.post("/project/instances/launch", form).status_code == 303
+    (made,) = _server_ids(cloud) - before
+    _wait_status(cloud, made, "ERROR")
+    server = sdk(cloud.clouds_yaml, "admin").compute.get_server(made)
+    assert server.key_name == "dash-key"
+    assert base64.b64decode(server.user_data) == b"#!/bin/sh\necho hello\n"
+    shown = demo.get(f"/project/instances/{made}")
+    fault = re.search(r'<dd class="error">([^<]*)</dd>', shown.text)
+    assert fault and "failed on every host tried" in fault[1], fault  # the API's words
 
 
 def test_no_valid_host_is_shown_with_its_reasons(cloud: Cloud, world: World, demo: Visitor) -> None:

@@ -7,6 +7,7 @@ import itertools
 import pytest
 
 from saphira.dashboard.actions import OFFERS, offered
+from saphira.dashboard.rows import Address, addresses, power_label
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.transitions import allowed
 
@@ -52,3 +53,25 @@ def test_every_offer_follows_the_table_in_every_state() -> None:
         shown = {o.action for o in offered(vm, task, launched=True, locked=False)}
         for offer in OFFERS:
             assert (offer.action in shown) == allowed(offer.action, vm, task), (offer, vm, task)
+
+
+def test_a_rows_addresses_are_listed_by_network_with_their_kind() -> None:
+    raw = {
+        "net-b": [{"addr": "10.0.0.5", "version": 4, "OS-EXT-IPS:type": "fixed"}],
+        "net-a": [
+            {"addr": "192.0.2.7", "version": 4, "OS-EXT-IPS:type": "fixed"},
+            {"addr": "203.0.113.9", "version": 4, "OS-EXT-IPS:type": "floating"},
+        ],
+    }
+    assert addresses(raw) == (
+        Address("net-a", "192.0.2.7", "fixed"),
+        Address("net-a", "203.0.113.9", "floating"),
+        Address("net-b", "10.0.0.5", "fixed"),
+    )
+    assert addresses(None) == () and addresses({"net": []}) == ()
+
+
+@pytest.mark.parametrize(("raw", "label"), [(1, "running"), (4, "shutdown"), (0, "pending"),
+                                            (None, "unknown"), ("x", "unknown")])  # fmt: skip
+def test_power_states_are_nova_words(raw: object, label: str) -> None:
+    assert power_label(raw) == label

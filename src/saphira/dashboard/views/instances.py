@@ -17,7 +17,8 @@ from saphira.dashboard.render import SECURITY_HEADERS, Templates
 from saphira.dashboard.rows import ServerRow
 from saphira.dashboard.sessions import Session
 
-HEARTBEAT = 15.0  # seconds between comments that keep the stream (and its proxies) open
+HEARTBEAT = 5.0  # seconds between comments: they keep proxies open and find a page gone
+# (a closed connection is noticed only when written to; until then its feed keeps reading)
 
 
 def listing(ctx: Ctx) -> Response:

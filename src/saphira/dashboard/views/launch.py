@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
 from werkzeug.wrappers import Response
@@ -13,16 +14,25 @@ from saphira.dashboard.errors import explain
 MAX_USER_DATA = 65535  # Nova's limit on the encoded user data, near enough
 
 
-def _choices(ctx: Ctx) -> dict[str, list[cloud.Choice]]:
+@dataclass(frozen=True)
+class Choices:
+    images: list[cloud.Choice]
+    flavors: list[cloud.Choice]
+    networks: list[cloud.Choice]
+    groups: list[cloud.Choice]
+    keys: list[cloud.Choice]
+
+
+def _choices(ctx: Ctx) -> Choices:
     conn = ctx.app.connections.get(ctx.live.login)
     project = ctx.live.login.project.id
-    images, flavors, networks, groups, keys = ctx.app.calls.gather(
-        partial(cloud.images, conn), partial(cloud.flavors, conn),
-        partial(cloud.networks, conn), partial(cloud.security_groups, conn, project),
-        partial(cloud.keypairs, conn),
+    return Choices(
+        *ctx.app.calls.gather(
+            partial(cloud.images, conn), partial(cloud.flavors, conn),
+            partial(cloud.networks, conn), partial(cloud.security_groups, conn, project),
+            partial(cloud.keypairs, conn),
+        )
     )  # fmt: skip
-    return {"images": images, "flavors": flavors, "networks": networks, "groups": groups,
-            "keys": keys}  # fmt: skip
 
 
 def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
