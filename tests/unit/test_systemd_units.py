@@ -24,6 +24,7 @@ UNITS = {
     "saphira-compute.service": "saphira.cmd.compute:main",
     "saphira-api.service": "saphira.cmd.api:main",
     "saphira-network-agent.service": "saphira.cmd.network_agent:main",
+    "saphira-dashboard.service": "saphira.cmd.dashboard:main",
 }
 LIBVIRT_USERS = ("saphira.service", "saphira-compute.service")
 SUDO_USERS = ("saphira-network-agent.service",)  # the helper through etc/sudoers.d
@@ -105,7 +106,9 @@ def test_the_network_agent_starts_after_open_vswitch() -> None:
     assert "openvswitch-switch.service" in _unit("saphira-network-agent.service")["Unit"]["After"]
 
 
-@pytest.mark.parametrize("name", ["saphira-compute.service", "saphira-api.service"])
+@pytest.mark.parametrize(
+    "name", ["saphira-compute.service", "saphira-api.service", "saphira-dashboard.service"]
+)
 def test_units_without_root_work_run_in_a_tight_sandbox(name: str) -> None:
     service = _unit(name)["Service"]
     assert (service["User"], service["Group"]) == ("saphira", "saphira")
