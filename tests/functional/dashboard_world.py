@@ -18,7 +18,9 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import requests
 import yaml
@@ -26,7 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.functional.clients import sdk
-from tests.functional.cloud import Cloud
+from tests.functional.cloud import Cloud, start_cloud
 
 TIMEOUT = 30
 # Each fake guest operation takes 2 s (a build is seen building by a 1 s feed); with no
@@ -45,6 +47,18 @@ class World:
     big_flavor_id: str
     second_project: str
     network_id: str
+
+
+@contextmanager
+def dashboard_cloud(where: Path) -> Iterator[Cloud]:
+    """A ``saphira up`` on the fake driver (2 s steps) in ``where``, stopped cleanly after."""
+    conf = where / "fake.conf"
+    conf.write_text(FAKE_DRIVER_CONF, encoding="utf-8")
+    running = start_cloud(str(where), ["--config-file", str(conf)])
+    yield running
+    if running.proc is not None and running.proc.poll() is None:
+        assert running.stop() == 0, running.log()
+    assert "threads still running" not in running.log()
 
 
 def prepare(cloud: Cloud) -> World:

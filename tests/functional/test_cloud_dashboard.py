@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 
 from tests.functional.clients import sdk
-from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.cloud import Cloud
 from tests.functional.dashboard_world import (
-    FAKE_DRIVER_CONF,
     Stream,
     Visitor,
     World,
+    dashboard_cloud,
     prepare,
     revocations,
 )
@@ -29,14 +29,8 @@ NOT_HERE = "Not found in this project."
 
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    where = tmp_path_factory.mktemp("dashboard")
-    conf = where / "fake.conf"
-    conf.write_text(FAKE_DRIVER_CONF, encoding="utf-8")
-    running = start_cloud(str(where), ["--config-file", str(conf)])
-    yield running
-    if running.proc is not None and running.proc.poll() is None:
-        assert running.stop() == 0, running.log()
-    assert "threads still running" not in running.log()
+    with dashboard_cloud(tmp_path_factory.mktemp("dashboard")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

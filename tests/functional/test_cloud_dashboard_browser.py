@@ -15,8 +15,8 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import NoVncPage, chrome
-from tests.functional.cloud import Cloud, start_cloud
-from tests.functional.dashboard_world import FAKE_DRIVER_CONF, World, prepare
+from tests.functional.cloud import Cloud
+from tests.functional.dashboard_world import World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
 TIMEOUT = 30.0
@@ -25,13 +25,8 @@ NAME = "in-the-browser"
 
 @pytest.fixture(scope="module")
 def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    where = tmp_path_factory.mktemp("dashboard-browser")
-    conf = where / "fake.conf"
-    conf.write_text(FAKE_DRIVER_CONF, encoding="utf-8")
-    running = start_cloud(str(where), ["--config-file", str(conf)])
-    yield running
-    if running.proc is not None and running.proc.poll() is None:
-        assert running.stop() == 0, running.log()
+    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-browser")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
