@@ -32,6 +32,7 @@ import requests
 from saphira.devtools.testbed.bed import Bed
 from saphira.devtools.testbed.controller import SERVICE_DOWN_TIME
 from saphira.devtools.testbed.layout import PROVIDER_NIC
+from saphira.devtools.testbed.state import Started, start_time
 from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
 from saphira.join.services import NETWORK_AGENT
 from tests.environment import server_url
@@ -185,7 +186,7 @@ def test_builds_end_and_heartbeats_resume_after_a_rabbitmq_restart(
     for name in names:
         cloud.openstack("server", "create", "--image", "tiny", "--flavor", "tiny",
                         "--network", "prov", name)  # fmt: skip
-    pids = _service_pids(cloud)
+    processes = _service_processes(cloud)
     bed_broker.restart(pause=DOWN_FOR)
     back = _now()
 
@@ -209,30 +210,22 @@ def test_builds_end_and_heartbeats_resume_after_a_rabbitmq_restart(
         )
 
     wait_for("every heartbeat after the restart", beating, timeout=60, interval=1)
-    assert _service_pids(cloud) == pids
+    assert _service_processes(cloud) == processes
     for name in names:
         cloud.openstack("server", "delete", "--wait", name)
 
 
-def _service_pids(cloud: BedCloud) -> dict[str, int]:
-    """The controller's services and both nodes' agents that run now, by PID."""
+def _service_processes(cloud: BedCloud) -> list[Started]:
+    """The controller's services and both nodes' agents, each running (by PID and start time)."""
     state = cloud.bed.state
     assert state is not None
-    running = {s.label: s.pid for s in state.started if s.label.startswith("controller/")}
+    found = [s for s in state.started if s.label.startswith("controller/")]
     for name in NODES:
         for service in ("saphira-compute", NETWORK_AGENT):
-            running[f"{name}/{service}"] = cloud.agent_pid(name, service)
-    alive = {label: pid for label, pid in running.items() if _alive(pid)}
-    assert alive == running, f"not running: {set(running) - set(alive)}"
-    return running
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+            pid = cloud.agent_pid(name, service)  # a restarted agent would have a new one
+            found.append(Started(f"{name}/{service}", pid, start_time(pid) or 0))
+    assert [p.label for p in found if not p.alive()] == []
+    return found
 
 
 def test_a_server_cold_migrates_and_resizes_to_the_other_node_with_its_data(
