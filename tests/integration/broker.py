@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 CTL = "/usr/lib/rabbitmq/bin/rabbitmqctl"
 
@@ -67,7 +69,7 @@ class PrivateBroker:
         return ("env", f"HOME={self.base / 'home'}", CTL, "-n", self.node)
 
     def _ctl(self, *args: str) -> None:
-        subprocess.run([CTL, "-n", self.node, *args], env=self.env, check=True, capture_output=True)
+        subprocess.run([*self.ctl, *args], env=self.env, check=True, capture_output=True)
 
     def start(self) -> None:
         with open(self.base / "server.log", "ab") as log:
@@ -97,6 +99,15 @@ class PrivateBroker:
         self.stop()
         time.sleep(pause)
         self.start()
+
+
+@contextmanager
+def broker_for_test(base: Path) -> Iterator[PrivateBroker]:
+    """``private_broker`` for a test, which fails (never skips) where RabbitMQ is missing."""
+    if not available():
+        pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
+    with private_broker(base) as broker:
+        yield broker
 
 
 @contextmanager

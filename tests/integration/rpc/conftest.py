@@ -13,7 +13,7 @@ from oslo_config import cfg
 
 from saphira.conf import make_conf
 from tests.environment import server_url
-from tests.integration.broker import PrivateBroker, available, private_broker
+from tests.integration.broker import PrivateBroker, broker_for_test
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -45,9 +45,7 @@ def rabbit_url() -> Iterator[str]:
 
 @pytest.fixture(name="private_broker", scope="module")
 def _private_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
-    if not available():
-        pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
-    with private_broker(tmp_path_factory.mktemp("rabbit")) as broker:
+    with broker_for_test(tmp_path_factory.mktemp("rabbit")) as broker:
         yield broker
 
 

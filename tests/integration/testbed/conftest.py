@@ -14,7 +14,7 @@ from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.layout import Layout
 from saphira.devtools.testbed.runner import SystemRunner
 from tests.environment import require_tools, server_url
-from tests.integration.broker import PrivateBroker, available, private_broker
+from tests.integration.broker import PrivateBroker, broker_for_test
 
 
 def new_bed() -> Bed:
@@ -34,9 +34,7 @@ def bed() -> Iterator[Bed]:
 
 @pytest.fixture(scope="module")
 def bed_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBroker]:
-    if not available():
-        pytest.fail("rabbitmq-server (and erl) not installed (tools/dev setup installs them)")
-    with private_broker(tmp_path_factory.mktemp("bed-rabbit") / "rabbit") as broker:
+    with broker_for_test(tmp_path_factory.mktemp("bed-rabbit") / "rabbit") as broker:
         yield broker
 
 

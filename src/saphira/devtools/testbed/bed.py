@@ -26,6 +26,7 @@ from saphira.devtools.testbed.mounts import is_mount_point
 from saphira.devtools.testbed.network import Network
 from saphira.devtools.testbed.node import Node
 from saphira.devtools.testbed.runner import Runner
+from saphira.devtools.testbed.servers import RABBITMQCTL
 from saphira.devtools.testbed.state import BedState
 
 OCTETS = range(100, 200)
@@ -37,7 +38,7 @@ class Servers:
 
     database: str
     rabbit: str
-    rabbitmqctl: tuple[str, ...] = ("rabbitmqctl",)  # the command that manages ``rabbit``
+    rabbitmqctl: tuple[str, ...] = RABBITMQCTL  # the command that manages ``rabbit``
 
 
 def _used_octets(layout: Layout, runner: Runner) -> set[int]:

@@ -15,6 +15,7 @@ from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.errors import TestbedError
 from saphira.devtools.testbed.layout import RUN_DIR, Layout, check_name
 from saphira.devtools.testbed.runner import SystemRunner
+from saphira.devtools.testbed.servers import RABBITMQCTL
 from saphira.exception import SaphiraError
 
 NODES = ("node1", "node2")
@@ -37,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument("--database-url", help=f"the database server (default {default_db})")
     made.add_argument("--transport-url", help=f"RabbitMQ (default ${RABBIT})")
     made.add_argument(
-        "--rabbitmqctl", default="rabbitmqctl",
+        "--rabbitmqctl", default=shlex.join(RABBITMQCTL),
         help="the command that manages that broker's virtual hosts, split as a shell would "
         "(e.g. 'rabbitmqctl -n rabbit@other'; default rabbitmqctl)",
     )  # fmt: skip

@@ -56,7 +56,7 @@ class Controller:
     runner: Runner
     database_url: str
     rabbit_url: str
-    rabbitmqctl: tuple[str, ...] = ("rabbitmqctl",)
+    rabbitmqctl: tuple[str, ...]
 
     @property
     def directory(self) -> Path:

@@ -84,12 +84,15 @@ def _admin(base: str) -> Iterator[sa.Connection]:
         engine.dispose()
 
 
+RABBITMQCTL = ("rabbitmqctl",)  # what manages the broker unless told otherwise
+
+
 @dataclass(frozen=True)
 class Vhost:
     base: str  # SAPHIRA_TEST_RABBIT's URL
     name: str
     runner: Runner
-    ctl: tuple[str, ...] = ("rabbitmqctl",)  # the command that manages that broker
+    ctl: tuple[str, ...] = RABBITMQCTL  # the command that manages that broker
 
     def url(self, host: str) -> str:
         """The transport URL through ``host`` (the controller's management address)."""

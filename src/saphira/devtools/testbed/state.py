@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from saphira.devtools.testbed.errors import TestbedError
+from saphira.devtools.testbed.servers import RABBITMQCTL
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class BedState:
     started: list[Started] = field(default_factory=list)
     database_url: str = ""  # the controller's database server (with its password: mode 0600)
     rabbit_url: str = ""
-    rabbitmqctl: list[str] = field(default_factory=lambda: ["rabbitmqctl"])  # manages that broker
+    rabbitmqctl: list[str] = field(default_factory=lambda: list(RABBITMQCTL))  # manages that broker
 
     def add(self, label: str, pid: int) -> Started:
         begun = start_time(pid)
@@ -88,5 +89,5 @@ class BedState:
                      for s in raw.get("started", [])],
             database_url=str(raw.get("database_url", "")),
             rabbit_url=str(raw.get("rabbit_url", "")),
-            rabbitmqctl=[str(arg) for arg in raw.get("rabbitmqctl", ["rabbitmqctl"])],
+            rabbitmqctl=[str(arg) for arg in raw.get("rabbitmqctl", RABBITMQCTL)],
         )  # fmt: skip
