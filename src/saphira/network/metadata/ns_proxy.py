@@ -197,8 +197,9 @@ def main(argv: list[str]) -> int:
         listener.server_bind()
         listener.server_activate()
     log_fd = os.open(args.log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    detach(args.pid_file, log_fd)
+    # Before the fork: once the pid file names the server, it is no longer root.
     drop_privileges(args.user, args.group)
+    detach(args.pid_file, log_fd)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     LOG.info("metadata proxy for network %s on %s", args.network_id, ", ".join(args.listen))
     threads = [
