@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 READY = "saphira up: ready:"
-PORTS = (5000, 6080, 6082, 6083, 8774, 8775, 8778, 9292, 9696)  # every registry port
+PORTS = (5000, 6080, 6082, 6083, 8080, 8774, 8775, 8778, 9292, 9696)  # every registry port
 
 
 def free_offset() -> int:
