@@ -10,6 +10,8 @@ from werkzeug.routing import Map, Rule
 
 _GET, _POST = ["GET"], ["POST"]
 _I = "/project/instances"
+_N, _G = "/project/networks", "/project/security_groups"
+_SUB, _RULE = f"{_N}/<network_id>/subnets", f"{_G}/<group_id>/rules"
 # Reachable without a session: the login form, logging in, the static files.
 PUBLIC = frozenset({"login_form", "login", "static"})
 
@@ -29,6 +31,32 @@ def routes() -> list[Rule]:
         Rule(f"{_I}/<server_id>/confirm/<name>", endpoint="confirm", methods=_GET),
         Rule(f"{_I}/<server_id>/action", endpoint="act", methods=_POST),
         Rule("/static/<path:name>", endpoint="static", methods=_GET),
+        *_network_routes(),
+    ]
+
+
+def _network_routes() -> list[Rule]:
+    """Networks and Security groups (``views/networks.py`` … ``views/rules.py``)."""
+    return [
+        Rule(_N, endpoint="networks", methods=_GET),
+        Rule(f"{_N}/create", endpoint="network_form", methods=_GET),
+        Rule(f"{_N}/create", endpoint="network_create", methods=_POST),
+        Rule(f"{_N}/<network_id>", endpoint="network", methods=_GET),
+        Rule(f"{_N}/<network_id>/delete", endpoint="network_confirm", methods=_GET),
+        Rule(f"{_N}/<network_id>/delete", endpoint="network_delete", methods=_POST),
+        Rule(f"{_SUB}/add", endpoint="subnet_form", methods=_GET),
+        Rule(f"{_SUB}/add", endpoint="subnet_create", methods=_POST),
+        Rule(f"{_SUB}/<subnet_id>/delete", endpoint="subnet_confirm", methods=_GET),
+        Rule(f"{_SUB}/<subnet_id>/delete", endpoint="subnet_delete", methods=_POST),
+        Rule(_G, endpoint="secgroups", methods=_GET),
+        Rule(_G, endpoint="secgroup_create", methods=_POST),
+        Rule(f"{_G}/<group_id>", endpoint="secgroup", methods=_GET),
+        Rule(f"{_G}/<group_id>/delete", endpoint="secgroup_confirm", methods=_GET),
+        Rule(f"{_G}/<group_id>/delete", endpoint="secgroup_delete", methods=_POST),
+        Rule(f"{_RULE}/add", endpoint="rule_form", methods=_GET),
+        Rule(f"{_RULE}/add", endpoint="rule_add", methods=_POST),
+        Rule(f"{_RULE}/<rule_id>/delete", endpoint="rule_confirm", methods=_GET),
+        Rule(f"{_RULE}/<rule_id>/delete", endpoint="rule_delete", methods=_POST),
     ]
 
 

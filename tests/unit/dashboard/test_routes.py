@@ -25,6 +25,8 @@ SESSION = "session"  # a GET: without a session, sent to the login form
 CSRF = "session + CSRF"  # a POST: without the session's token, 403
 
 _I = "/project/instances"
+_N, _G = "/project/networks", "/project/security_groups"
+_SUB, _RULE = f"{_N}/<network_id>/subnets", f"{_G}/<group_id>/rules"
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/"): SESSION,
     ("GET", "/auth/login"): PUBLIC,
@@ -39,6 +41,36 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", f"{_I}/<server_id>/confirm/<name>"): SESSION,
     ("POST", f"{_I}/<server_id>/action"): CSRF,
     ("GET", "/static/<path:name>"): PUBLIC,
+    # Networks and Security groups
+    **{
+        ("GET", r): SESSION
+        for r in (
+            _N,
+            f"{_N}/create",
+            f"{_N}/<network_id>",
+            f"{_N}/<network_id>/delete",
+            f"{_SUB}/add",
+            f"{_SUB}/<subnet_id>/delete",
+            _G,
+            f"{_G}/<group_id>",
+            f"{_G}/<group_id>/delete",
+            f"{_RULE}/add",
+            f"{_RULE}/<rule_id>/delete",
+        )
+    },
+    **{
+        ("POST", r): CSRF
+        for r in (
+            f"{_N}/create",
+            f"{_N}/<network_id>/delete",
+            f"{_SUB}/add",
+            f"{_SUB}/<subnet_id>/delete",
+            _G,
+            f"{_G}/<group_id>/delete",
+            f"{_RULE}/add",
+            f"{_RULE}/<rule_id>/delete",
+        )
+    },
 }
 
 

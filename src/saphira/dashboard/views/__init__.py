@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from saphira.dashboard.app import View
 from saphira.dashboard.views import auth, detail, instances, launch
+from saphira.dashboard.views.network_table import NETWORK_VIEWS
 
 VIEWS: dict[str, View] = {
     "home": auth.home,
@@ -19,4 +20,5 @@ VIEWS: dict[str, View] = {
     "detail": detail.show,
     "confirm": detail.confirm,
     "act": detail.act,
+    **NETWORK_VIEWS,
 }

@@ -1,0 +1,76 @@
+"""Networks: the list, one network with its subnets and ports, create, delete."""
+
+from __future__ import annotations
+
+from werkzeug.wrappers import Response
+
+from saphira.dashboard import cloud_network as net
+from saphira.dashboard import netforms
+from saphira.dashboard.app import Ctx, redirect
+from saphira.dashboard.errors import PageError
+from saphira.dashboard.views.netbase import conn_of, project_of, refused
+
+LIST = "/project/networks"
+
+
+def listing(ctx: Ctx) -> Response:
+    rows = net.networks(ctx.app.calls, conn_of(ctx), project_of(ctx))
+    return ctx.page("networks.html", rows=rows, admin=net.is_admin(ctx.live.login),
+                    project_id=project_of(ctx))  # fmt: skip
+
+
+def show(ctx: Ctx) -> Response:
+    detail = net.network(ctx.app.calls, conn_of(ctx), project_of(ctx), ctx.args["network_id"])
+    return ctx.page("network.html", detail=detail, admin=net.is_admin(ctx.live.login),
+                    mine=detail.network.owned_by(project_of(ctx)))  # fmt: skip
+
+
+def owned(ctx: Ctx) -> net.NetworkDetail:
+    """The network of the URL, if this project's own (what it may change); else 404."""
+    detail = net.network(ctx.app.calls, conn_of(ctx), project_of(ctx), ctx.args["network_id"])
+    if not detail.network.owned_by(project_of(ctx)):
+        raise PageError(404, net.NOT_HERE)
+    return detail
+
+
+def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
+    chosen = ctx.request.form if ctx.request.method == "POST" else None
+    return ctx.page("network_form.html", status, admin=net.is_admin(ctx.live.login),
+                    message=message, chosen=chosen)  # fmt: skip
+
+
+def create(ctx: Ctx) -> Response:
+    asked = netforms.network(ctx.request.form, net.is_admin(ctx.live.login))
+    first = netforms.subnet(ctx.request.form)
+    for wrong in (asked, first):
+        if isinstance(wrong, str):
+            return form(ctx, wrong, 400)
+    assert not isinstance(asked, str) and not isinstance(first, str)
+    try:
+        made = net.create_with_subnet(conn_of(ctx), asked, first)
+    except Exception as error:
+        return refused(ctx, error, form)
+    return redirect(f"{LIST}/{made}")
+
+
+def confirm(ctx: Ctx, message: str = "", status: int = 200) -> Response:
+    detail = owned(ctx)
+    n = detail.network
+    in_use = [p for p in detail.ports if p.owner != "network:dhcp"]
+    warning = (
+        f"Deleting “{n.name}” also deletes its {len(n.subnets)} subnet(s). "
+        + (f"{len(in_use)} port(s) still use it: the cloud will refuse until they are gone."
+           if in_use else "No instance port uses it.")
+    )  # fmt: skip
+    return ctx.page("ask.html", status, title=f"Delete network “{n.name}”?", warning=warning,
+                    action=f"{LIST}/{n.id}/delete", back=f"{LIST}/{n.id}", label="Delete network",
+                    message=message)  # fmt: skip
+
+
+def delete(ctx: Ctx) -> Response:
+    owned(ctx)
+    try:
+        net.delete_network(conn_of(ctx), ctx.args["network_id"])
+    except Exception as error:
+        return refused(ctx, error, confirm)
+    return redirect(LIST)
