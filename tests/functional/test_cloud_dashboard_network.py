@@ -3,16 +3,23 @@
 in one form (a provider network for an administrator), subnets added and deleted,
 a network with a port in use refused in plain words, the default group shown as
 Neutron makes it, an SSH rule open to 0.0.0.0/0 warned of before and after, and
-another project seeing none of it."""
+another project seeing none of it. One test in Debian's headless Chromium: the
+Add Rule form's own warning while the SSH rule is chosen for the default group,
+then the server's, with a screenshot of each page under the test's tmp dir."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import yaml
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
+from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
 from tests.functional.dashboard_world import Visitor, World, dashboard_cloud, prepare
@@ -206,3 +213,54 @@ def test_another_project_sees_none_of_it(cloud: Cloud, world: World, demo: Visit
     other.get(NETS)
     assert other.post(f"{NETS}/{made}/delete", {}).status_code == 404
     assert sdk(cloud.clouds_yaml, "demo").network.find_network(made) is not None
+
+
+def _until(check: Callable[[], bool], what: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        time.sleep(0.1)
+
+
+def test_in_the_browser_the_ssh_rule_for_the_default_group_shows_the_open_warning(
+    cloud: Cloud, world: World, tmp_path: Path
+) -> None:
+    group = _default_group(cloud)
+    with chrome() as browser:
+        driver = browser.driver
+        driver.get(f"{world.base}/auth/login")
+        driver.find_element(By.ID, "username").send_keys("demo")
+        driver.find_element(By.ID, "password").send_keys(world.demo_password)
+        driver.find_element(By.ID, "login").click()
+        _until(lambda: bool(driver.find_elements(By.LINK_TEXT, "Security groups")), "logged in")
+        driver.find_element(By.LINK_TEXT, "Security groups").click()
+        driver.find_element(By.LINK_TEXT, "default").click()
+        assert OPEN not in driver.find_element(By.ID, "rules").text
+        browser.screenshot(tmp_path / "1-default-group.png")
+        driver.find_element(By.ID, "add-rule").click()
+        note, ports = driver.find_element(By.ID, "open-note"), driver.find_element(By.ID, "ports")
+        _until(note.is_displayed, "the form's warning for SSH from 0.0.0.0/0")
+        assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in note.text and not ports.is_displayed()
+        browser.screenshot(tmp_path / "2-rule-form.png")
+        cidr = driver.find_element(By.ID, "cidr")
+        cidr.clear()
+        cidr.send_keys("192.0.2.0/24")
+        _until(lambda: not note.is_displayed(), "no warning for 192.0.2.0/24")
+        Select(driver.find_element(By.ID, "preset")).select_by_value("custom_tcp")
+        _until(ports.is_displayed, "the port field of a custom TCP rule")
+        Select(driver.find_element(By.ID, "preset")).select_by_value("ssh")
+        cidr.clear()
+        cidr.send_keys("0.0.0.0/0")
+        _until(note.is_displayed, "the warning again")
+        driver.find_element(By.ID, "submit").click()
+        assert "SSH (TCP port 22)" in driver.find_element(By.ID, "exposure").text
+        browser.screenshot(tmp_path / "3-asked-again.png")
+        driver.find_element(By.ID, "submit").click()
+        added = driver.find_element(By.ID, "added-warning").text
+        assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in added
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#rules tr.exposed")) == 1
+        browser.screenshot(tmp_path / "4-added.png")
+    conn = sdk(cloud.clouds_yaml, "demo")
+    (rule,) = [r for r in conn.network.security_group_rules(security_group_id=group)
+               if r.port_range_min == 22]  # fmt: skip
+    conn.network.delete_security_group_rule(rule)  # the default group as it was

@@ -103,6 +103,22 @@ class Preset:
     high: int | None = None
     custom: bool = False  # the form's port (or ICMP type/code) fields apply
 
+    @property
+    def fields(self) -> str:
+        """Which of the form's optional fields this choice uses: "ports", "icmp" or ""."""
+        if not self.custom:
+            return ""
+        return "icmp" if self.protocol == "icmp" else "ports"
+
+    @property
+    def reach(self) -> str:
+        """What the rule lets through, for the form's warning before it is sent."""
+        if self.fields == "icmp":
+            return "the ICMP messages given"
+        if self.custom:
+            return f"the {str(self.protocol).upper()} ports given"
+        return reached(self.protocol, self.low, self.high)
+
 
 PRESETS: tuple[Preset, ...] = (
     Preset("ssh", "SSH (TCP 22)", "tcp", 22, 22),
