@@ -79,6 +79,11 @@ def test_a_member_makes_a_network_with_its_first_subnet_then_adds_and_deletes_on
     listing = demo.get(NETS).text
     row = listing[listing.index(f'id="network-{made}"') :].split("</tr>")[0]
     assert "dn-net" in row and "10.30.0.0/24" in row and "Physical network" not in listing
+    conflict = demo.post(f"{NETS}/create", {"name": "dn-undone", "cidr": "10.60.0.0/24",
+                                             "pools": "10.60.0.1,10.60.0.9"})  # fmt: skip
+    assert conflict.status_code == 409 and "conflicts with allocation pool" in conflict.text
+    assert 'value="dn-undone"' in conflict.text  # the form again, as it was filled in
+    assert sdk(cloud.clouds_yaml, "demo").network.find_network("dn-undone") is None  # undone
 
     demo.get(f"{NETS}/{made}/subnets/add")
     added = demo.post(f"{NETS}/{made}/subnets/add", {"cidr": "10.31.0.0/24", "no_gateway": "on"})

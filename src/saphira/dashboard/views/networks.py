@@ -41,11 +41,11 @@ def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
 
 def create(ctx: Ctx) -> Response:
     asked = netforms.network(ctx.request.form, net.is_admin(ctx.live.login))
+    if isinstance(asked, str):
+        return form(ctx, asked, 400)
     first = netforms.subnet(ctx.request.form)
-    for wrong in (asked, first):
-        if isinstance(wrong, str):
-            return form(ctx, wrong, 400)
-    assert not isinstance(asked, str) and not isinstance(first, str)
+    if isinstance(first, str):
+        return form(ctx, first, 400)
     try:
         made = net.create_with_subnet(conn_of(ctx), asked, first)
     except Exception as error:
