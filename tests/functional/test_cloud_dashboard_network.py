@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import chrome
@@ -122,8 +124,12 @@ def test_an_admin_makes_a_shared_flat_network_on_physnet1_members_see_it_but_not
     assert demo.post(f"{NETS}/{made}/delete", {}, token="").status_code == 403
     demo.get(f"{NETS}/{made}")
     assert demo.post(f"{NETS}/{made}/delete", {}).status_code == 404
+    admin.get(f"{NETS}/create")
     wrong = admin.post(f"{NETS}/create", {"name": "dn-bad", "network_type": "flat"})
     assert wrong.status_code == 400 and "needs its physical network" in wrong.text
+    taken = admin.post(f"{NETS}/create", {"name": "dn-second", "network_type": "flat",
+                                          "physical_network": "physnet1"})  # fmt: skip
+    assert taken.status_code == 409 and "Physical network physnet1 is in use." in taken.text
 
 
 def test_a_network_with_a_port_in_use_is_kept_and_the_page_says_why(
@@ -227,6 +233,12 @@ def _until(check: Callable[[], bool], what: str, timeout: float = 30) -> None:
         time.sleep(0.1)
 
 
+def _find(driver: WebDriver, by: str, value: str) -> WebElement:
+    """The element once the page that has it is loaded (a click does not wait for it)."""
+    _until(lambda: bool(driver.find_elements(by, value)), f"{by} {value}")
+    return driver.find_element(by, value)
+
+
 def test_in_the_browser_the_ssh_rule_for_the_default_group_shows_the_open_warning(
     cloud: Cloud, world: World, tmp_path: Path
 ) -> None:
@@ -237,13 +249,12 @@ def test_in_the_browser_the_ssh_rule_for_the_default_group_shows_the_open_warnin
         driver.find_element(By.ID, "username").send_keys("demo")
         driver.find_element(By.ID, "password").send_keys(world.demo_password)
         driver.find_element(By.ID, "login").click()
-        _until(lambda: bool(driver.find_elements(By.LINK_TEXT, "Security groups")), "logged in")
-        driver.find_element(By.LINK_TEXT, "Security groups").click()
-        driver.find_element(By.LINK_TEXT, "default").click()
-        assert OPEN not in driver.find_element(By.ID, "rules").text
+        _find(driver, By.LINK_TEXT, "Security groups").click()
+        _find(driver, By.LINK_TEXT, "default").click()
+        assert OPEN not in _find(driver, By.ID, "rules").text
         browser.screenshot(tmp_path / "1-default-group.png")
         driver.find_element(By.ID, "add-rule").click()
-        note, ports = driver.find_element(By.ID, "open-note"), driver.find_element(By.ID, "ports")
+        note, ports = _find(driver, By.ID, "open-note"), driver.find_element(By.ID, "ports")
         _until(note.is_displayed, "the form's warning for SSH from 0.0.0.0/0")
         assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in note.text and not ports.is_displayed()
         browser.screenshot(tmp_path / "2-rule-form.png")
@@ -258,10 +269,10 @@ def test_in_the_browser_the_ssh_rule_for_the_default_group_shows_the_open_warnin
         cidr.send_keys("0.0.0.0/0")
         _until(note.is_displayed, "the warning again")
         driver.find_element(By.ID, "submit").click()
-        assert "SSH (TCP port 22)" in driver.find_element(By.ID, "exposure").text
+        assert "SSH (TCP port 22)" in _find(driver, By.ID, "exposure").text
         browser.screenshot(tmp_path / "3-asked-again.png")
         driver.find_element(By.ID, "submit").click()
-        added = driver.find_element(By.ID, "added-warning").text
+        added = _find(driver, By.ID, "added-warning").text
         assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in added
         assert len(driver.find_elements(By.CSS_SELECTOR, "#rules tr.exposed")) == 1
         browser.screenshot(tmp_path / "4-added.png")

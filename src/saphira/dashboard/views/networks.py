@@ -60,7 +60,7 @@ def confirm(ctx: Ctx, message: str = "", status: int = 200) -> Response:
     warning = (
         f"Deleting “{n.name}” also deletes its {len(n.subnets)} subnet(s). "
         + (f"{len(in_use)} port(s) still use it: the cloud will refuse until they are gone."
-           if in_use else "No instance port uses it.")
+           if in_use else "No port uses it but its DHCP service's, which goes with it.")
     )  # fmt: skip
     return ctx.page("ask.html", status, title=f"Delete network “{n.name}”?", warning=warning,
                     action=f"{LIST}/{n.id}/delete", back=f"{LIST}/{n.id}", label="Delete network",
