@@ -201,12 +201,14 @@ def test_groups_are_made_given_rules_limited_to_some_addresses_and_deleted(
     peers = {"preset": "custom_tcp", "ports": "8000-8080", "remote": "group",
              "group": _default_group(cloud), "ethertype": "IPv4"}  # fmt: skip
     assert demo.post(f"{GROUPS}/{group}/rules/add", peers).status_code == 303
+    gre = {"preset": "other", "protocol": "gre", "remote": "cidr", "cidr": "198.51.100.0/24"}
+    assert demo.post(f"{GROUPS}/{group}/rules/add", gre).status_code == 303
     again = demo.post(f"{GROUPS}/{group}/rules/add", http)
     assert again.status_code == 409 and "already exists" in again.text  # the API's words
     page = demo.get(f"{GROUPS}/{group}").text
     assert "192.0.2.0/24" in page and "8000-8080" in page and "group default" in page
-    assert OPEN not in page
-    assert "removes its 4 rule(s)" in demo.get(f"{GROUPS}/{group}/delete").text
+    assert "<td>gre</td>" in page and OPEN not in page
+    assert "removes its 5 rule(s)" in demo.get(f"{GROUPS}/{group}/delete").text
     assert demo.post(f"{GROUPS}/{group}/delete", {}).status_code == 303
     assert "dn-web" not in demo.get(GROUPS).text
 

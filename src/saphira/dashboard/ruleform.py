@@ -9,6 +9,7 @@ The API still checks everything; this only catches what can be said at once.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 
 from saphira.dashboard.secrules import BY_KEY, Preset, RuleSpec
@@ -28,15 +29,28 @@ def parse(form: Mapping[str, str]) -> RuleSpec | str:
     ports = _ports(preset, form)
     if isinstance(ports, str):
         return ports
+    protocol = _protocol(preset, form.get("protocol", ""))
+    if protocol == "":
+        return "Give the protocol: a name such as gre, or a number from 0 to 255."
     remote = _remote(form)
     if isinstance(remote, str):
         return remote
     ethertype, prefix, group = remote
-    return RuleSpec(direction, ethertype, preset.protocol, *ports, prefix, group)
+    return RuleSpec(direction, ethertype, protocol, *ports, prefix, group)
+
+
+def _protocol(preset: Preset, text: str) -> str | None:
+    """The preset's protocol, or the one typed for "other" ("" when that is no protocol)."""
+    if preset.fields != "protocol":
+        return preset.protocol
+    given = text.strip().lower()
+    if given.isdigit():
+        return given if int(given) <= 255 else ""
+    return given if re.fullmatch(r"[a-z][a-z0-9-]*", given) else ""
 
 
 def _ports(preset: Preset, form: Mapping[str, str]) -> tuple[int | None, int | None] | str:
-    if not preset.custom:
+    if preset.fields in ("", "protocol"):
         return preset.low, preset.high
     if preset.protocol == "icmp":
         return _icmp(form.get("icmp_type", "").strip(), form.get("icmp_code", "").strip())

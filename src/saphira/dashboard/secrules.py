@@ -108,11 +108,15 @@ class Preset:
         """Which of the form's optional fields this choice uses: "ports", "icmp" or ""."""
         if not self.custom:
             return ""
+        if self.protocol is None:
+            return "protocol"
         return "icmp" if self.protocol == "icmp" else "ports"
 
     @property
     def reach(self) -> str:
         """What the rule lets through, for the form's warning before it is sent."""
+        if self.fields == "protocol":
+            return "the protocol given"
         if self.fields == "icmp":
             return "the ICMP messages given"
         if self.custom:
@@ -133,6 +137,7 @@ PRESETS: tuple[Preset, ...] = (
     Preset("custom_tcp", "Custom TCP port or range", "tcp", custom=True),
     Preset("custom_udp", "Custom UDP port or range", "udp", custom=True),
     Preset("custom_icmp", "Custom ICMP type and code", "icmp", custom=True),
+    Preset("other", "Other protocol (by name or IP protocol number)", None, custom=True),
     Preset("any", "Any protocol, any port", None),
 )
 BY_KEY = {preset.key: preset for preset in PRESETS}

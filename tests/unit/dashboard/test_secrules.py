@@ -96,6 +96,13 @@ def test_the_form_reads_a_common_rule_a_custom_range_and_a_remote_group() -> Non
                            "cidr": "10.0.0.0/8"})  # fmt: skip
     assert ping == _rule(protocol="icmp", port_min=8, port_max=0, remote_prefix="10.0.0.0/8")
     assert ping.ports == "type 8 code 0"
+    gre = ruleform.parse({"preset": "other", "protocol": " GRE ", "cidr": "::/0"})
+    assert gre == _rule(protocol="gre", port_min=None, port_max=None, ethertype="IPv6",
+                        remote_prefix="::/0")  # fmt: skip
+    assert isinstance(gre, RuleSpec) and "(::/0): protocol gre of every instance" in gre.exposure
+    assert ruleform.parse({"preset": "other", "protocol": "112", "cidr": "0.0.0.0/0"}) == _rule(
+        protocol="112", port_min=None, port_max=None
+    )
 
 
 @pytest.mark.parametrize(
@@ -108,6 +115,9 @@ def test_the_form_reads_a_common_rule_a_custom_range_and_a_remote_group() -> Non
         ({"preset": "custom_icmp", "icmp_code": "3", "cidr": "0.0.0.0/0"}, "no type is given"),
         ({"preset": "custom_icmp", "icmp_type": "300", "cidr": "0.0.0.0/0"}, "0 to 255"),
         ({"preset": "ssh", "cidr": "everywhere"}, "“everywhere” is not a CIDR"),
+        ({"preset": "other", "protocol": "", "cidr": "0.0.0.0/0"}, "Give the protocol"),
+        ({"preset": "other", "protocol": "256", "cidr": "0.0.0.0/0"}, "from 0 to 255"),
+        ({"preset": "other", "protocol": "g r e", "cidr": "0.0.0.0/0"}, "such as gre"),
         ({"preset": "ssh", "remote": "group", "group": ""}, "Choose the remote security group."),
     ],
 )
