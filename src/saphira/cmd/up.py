@@ -1,4 +1,5 @@
-"""``saphira up``: run the all-in-one cloud in the foreground."""
+"""``saphira up``: run the all-in-one cloud in the foreground; ``saphira purge``: take
+a stopped one away from the host."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import sys
 from collections.abc import Sequence
 
 from saphira.exception import ConfigError, SaphiraError
-from saphira.service import logs, unprivileged
+from saphira.service import logs, unprivileged, uplock
 from saphira.service import up as service_up
+from saphira.service.purge import command as purge
 
 DEFAULT_USER = "saphira"
 
@@ -63,7 +65,24 @@ def _parser() -> argparse.ArgumentParser:
         f"created if missing (default: {DEFAULT_USER}); the state directory becomes its own. "
         "--user root keeps every service root",
     )
+    _purge_parser(commands)
     return parser
+
+
+def _purge_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    purge_cmd = commands.add_parser(
+        "purge",
+        help="remove from this host everything a stopped cloud made: guests and their disks, "
+        "DHCP servers and namespaces, taps, the bridges it made, flows and nftables tables",
+    )
+    purge_cmd.add_argument("--state-dir", metavar="DIR", required=True, help="the cloud's")
+    purge_cmd.add_argument(
+        "--config-file", metavar="FILE", action="append", default=[],
+        help="as given to saphira up (only its database connections are read from them)",
+    )  # fmt: skip
+    purge_cmd.add_argument(
+        "--dry-run", action="store_true", help="print what would be removed, remove nothing"
+    )
 
 
 def service_user(asked: str | None) -> str | None:
@@ -79,6 +98,8 @@ def service_user(asked: str | None) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "purge":
+        return purge.run(args.state_dir, dry_run=args.dry_run, config_files=args.config_file)
     if args.command != "up":
         parser.print_help(sys.stderr)
         return 2
@@ -98,6 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # the state directory or the log file cannot be created
         print(f"saphira up: error: {error}", file=sys.stderr)
         return 2
+    lock = uplock.acquire(state_dir)  # held (open) until this process ends
+    if isinstance(lock, uplock.Held):
+        print(f"saphira up: error: {state_dir} is in use (saphira up, pid {lock.pid})",
+              file=sys.stderr)  # fmt: skip
+        return 1
     if written:
         print(f"saphira up: first start: wrote {written}", flush=True)
     os.umask(0o077)  # every file of the state directory is private (see statedir.ensure_dir)

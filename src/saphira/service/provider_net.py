@@ -5,7 +5,9 @@ Each step is idempotent, so every start runs it: the bridge is found or made
 (an Open vSwitch bridge, with the userspace datapath where the kernel has
 none; a Linux bridge where the host's L2 mechanism is linuxbridge), the
 address added if missing, the network and subnet created only when no
-network of that name exists.
+network of that name exists. A bridge made is recorded in the state
+directory's ``host_bridges``: ``saphira purge`` removes those, and leaves a
+bridge it found (the operator's), taking only the cloud's ports off it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from saphira.network.l2.ovs_bridge import ensure_bridge
 from saphira.network.ovs_daemons import ensure_running
 from saphira.privsep import bridge as linux_bridges
 from saphira.privsep import context as privileged
-from saphira.privsep import links
+from saphira.privsep import links, ovs
+from saphira.service.purge import recorded
 from saphira.service.tiny_image import admin_project
 
 LOG = logging.getLogger(__name__)
@@ -53,10 +56,14 @@ def prepare_host(conf: cfg.ConfigOpts) -> str:
     if chosen == "linuxbridge":
         if links.show(bridge) is None:
             linux_bridges.create(bridge)
+            recorded.record_bridge(str(conf.state_path), bridge)
         kind = "Linux bridge"
     else:
         ensure_running()
+        made = ovs.bridge(bridge) is None
         kind = f"Open vSwitch, {ensure_bridge(bridge).datapath_type} datapath"
+        if made:
+            recorded.record_bridge(str(conf.state_path), bridge)
     conf.set_override("interface_driver", chosen)
     address = str(gateway(conf))
     if address not in links.addresses(bridge):

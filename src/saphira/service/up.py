@@ -26,6 +26,7 @@ from saphira.exception import ConfigError, SaphiraError
 from saphira.privsep import context as privileged
 from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image
 from saphira.service.plane import ALL, NETWORK, NETWORK_AGENTS, ControlPlane
+from saphira.service.purge import recorded
 from saphira.service.runner import Runner
 from saphira.service.statedir import CONF_NAME, default_state_dir
 
@@ -152,6 +153,7 @@ def _serve(conf: cfg.ConfigOpts, runner: Runner, out: TextIO, extras: Extras) ->
     try:
         runner.check_ports()
         firstrun.prepare(conf)
+        recorded.write_record(conf)  # where its things go on the host, for saphira purge
         if extras.test_image:
             tiny_image.register(conf)
         if extras.provider_network:
