@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from saphira.network.l2.ovs_pipeline import BASE_COOKIE, foreign_cookie, port_cookie
 from saphira.service.purge.model import (
     Device,
     Domain,
     HostView,
     Kind,
     NftTable,
+    OvsFlows,
     OvsPort,
     Process,
     Recorded,
@@ -133,3 +135,28 @@ def test_a_host_without_the_cloud_has_nothing_to_remove() -> None:
     )
     assert plan(CLOUD, bystanders) == []
     assert plan(Recorded(state_dir=STATE), bystanders) == []
+
+
+def _flows(bridge: str, *cookies: int, ports: tuple[str, ...] = ()) -> OvsFlows:
+    return OvsFlows(bridge, frozenset(cookies), frozenset(ports))
+
+
+def test_flows_of_its_ports_leave_a_bridge_another_cloud_still_uses() -> None:
+    mine, theirs = port_cookie(PORT), port_cookie(OTHER_PORT)
+    operator = 0x1234  # a flow the operator added: no Saphira mark
+    host = HostView(ovs_flows=(
+        _flows("br-operator", BASE_COOKIE, mine, theirs, operator),
+        _flows("br-made", BASE_COOKIE, mine),  # the bridge goes whole
+    ))  # fmt: skip
+    assert names(plan(CLOUD, host), Kind.FLOWS) == [f"br-operator cookie={mine:#x}/-1"]
+
+
+def test_the_pipeline_goes_too_when_only_the_clouds_ports_used_it() -> None:
+    uplink = foreign_cookie("eth1")  # the cloud's agent's flows for a port it did not wire
+    host = HostView(ovs_flows=(
+        _flows("br-operator", BASE_COOKIE, port_cookie(PORT), uplink, 0x1234, ports=("eth1",)),
+        _flows("br-idle", BASE_COOKIE),  # another cloud's pipeline with no port: not ours
+    ))  # fmt: skip
+    assert names(plan(CLOUD, host), Kind.FLOWS) == [
+        "br-operator cookie=0x5a50000000000000/0xffff000000000000"
+    ]

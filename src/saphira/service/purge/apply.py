@@ -28,6 +28,7 @@ class Remover:
         self.actions: dict[Kind, Callable[[str], None]] = {
             Kind.DOMAIN: self._domain,
             Kind.PROCESS: self._process,
+            Kind.FLOWS: _flows,
             Kind.OVS_PORT: ovs.delete_port,
             Kind.DEVICE: links.delete,
             Kind.NAMESPACE: netns.delete,
@@ -74,6 +75,11 @@ def _gone(pid: int, argv: list[str]) -> bool:
             return False
         time.sleep(POLL)
     return True
+
+
+def _flows(name: str) -> None:
+    bridge, _, match = name.partition(" ")
+    ovs.apply_flows(bridge, [f"delete {match}"])
 
 
 def _nft_table(name: str) -> None:

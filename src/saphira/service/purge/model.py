@@ -41,6 +41,15 @@ class OvsPort:
 
 
 @dataclass(frozen=True)
+class OvsFlows:
+    """The cookies of a bridge's flows, and the names of its ports (for foreign cookies)."""
+
+    bridge: str
+    cookies: frozenset[int]
+    ports: frozenset[str]
+
+
+@dataclass(frozen=True)
 class NftTable:
     family: str
     name: str
@@ -63,6 +72,7 @@ class HostView:
     devices: tuple[Device, ...] = ()
     ovs_bridges: frozenset[str] = frozenset()
     ovs_ports: tuple[OvsPort, ...] = ()
+    ovs_flows: tuple[OvsFlows, ...] = ()
     nft_tables: tuple[NftTable, ...] = ()
     domains: tuple[Domain, ...] = ()
     instance_dirs: tuple[str, ...] = ()  # guest directories under the instances path
@@ -74,6 +84,7 @@ class Kind(Enum):
 
     DOMAIN = "domain"
     PROCESS = "process"
+    FLOWS = "flows"
     OVS_PORT = "ovs-port"
     DEVICE = "device"
     NAMESPACE = "namespace"
@@ -86,7 +97,7 @@ class Kind(Enum):
 @dataclass(frozen=True, order=True)
 class Removal:
     kind: Kind = field(compare=False)
-    name: str  # what the host calls it: a domain, pid, device, namespace, family/table, path
+    name: str  # a domain, pid, "bridge match" of flows, device, namespace, family/table, path
     why: str = field(default="", compare=False)  # what marks it as the cloud's
 
     def line(self, *, done: bool) -> str:

@@ -14,6 +14,9 @@ Each rule needs a marker the cloud left, never a name pattern alone:
   (or its name is such a tap);
 * a bridge when the cloud recorded making it (``host_bridges``); a mapped
   bridge it found (the operator's) stays, only the cloud's ports leave it;
+* flows on a bridge that stays when their cookie is one of the cloud's
+  ports' (``ovs_pipeline.port_cookie``); the shared pipeline's flows too
+  when, those gone, no other port's flows are left on the bridge;
 * an nftables table (``saphira`` is the host's, shared by every Linux
   bridge agent) only when every tap it filters is the cloud's.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import os
 
 from saphira.network.dhcp import config
+from saphira.network.l2 import ovs_pipeline
 from saphira.network.l2.linuxbridge_plan import vlan_bridge
 from saphira.network.l2.nft_ruleset import tap_name
 from saphira.service.purge.model import HostView, Kind, Recorded, Removal
@@ -33,6 +37,7 @@ def plan(recorded: Recorded, host: HostView) -> list[Removal]:
     found = [
         *_domains(recorded, host),
         *_processes(recorded, host),
+        *_flows(recorded, host),
         *_ovs_ports(recorded, host),
         *_devices(recorded, host),
         *_namespaces(recorded, host),
@@ -74,6 +79,28 @@ def _program(argv: tuple[str, ...]) -> str:
     if "-m" in argv[:-1]:
         return argv[argv.index("-m") + 1]
     return os.path.basename(argv[0]) if argv else "?"
+
+
+def _flows(recorded: Recorded, host: HostView) -> list[Removal]:
+    found = []
+    ours = {ovs_pipeline.port_cookie(port_id) for port_id in recorded.port_ids}
+    for flows in host.ovs_flows:
+        if flows.bridge in recorded.created_bridges:
+            continue  # the bridge goes, its flows with it
+        mine = sorted(flows.cookies & ours)
+        foreign = {ovs_pipeline.foreign_cookie(name) for name in flows.ports}
+        others = {c for c in flows.cookies if ovs_pipeline.is_ours(c)} - ours - foreign
+        if mine and others <= {ovs_pipeline.BASE_COOKIE}:
+            match = f"cookie={ovs_pipeline.MARK:#x}/{ovs_pipeline.MARK_MASK:#x}"
+            found.append(Removal(Kind.FLOWS, f"{flows.bridge} {match}", "no other port's left"))
+        else:
+            found += [
+                Removal(
+                    Kind.FLOWS, f"{flows.bridge} cookie={cookie:#x}/-1", "a port's of the cloud"
+                )
+                for cookie in mine
+            ]
+    return found
 
 
 def _ovs_ports(recorded: Recorded, host: HostView) -> list[Removal]:

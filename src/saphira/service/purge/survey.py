@@ -23,6 +23,7 @@ from saphira.service.purge.model import (
     Domain,
     HostView,
     NftTable,
+    OvsFlows,
     OvsPort,
     Process,
     Recorded,
@@ -30,6 +31,7 @@ from saphira.service.purge.model import (
 from saphira.service.purge.recorded import dhcp_root
 
 _UUID_DIR = re.compile(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}(_resize)?")
+_COOKIE = re.compile(r"cookie=(0x[0-9a-f]+)")
 _PATH_ATTRIBUTES = ("file", "path", "dir")
 
 
@@ -41,6 +43,7 @@ def survey(recorded: Recorded, libvirt_uri: str) -> HostView:
         devices=tuple(Device(d.name, d.kind, d.master) for d in links.all_links()),
         ovs_bridges=frozenset(bridges),
         ovs_ports=tuple(port for bridge in sorted(bridges) for port in _ovs_ports(bridge)),
+        ovs_flows=tuple(_ovs_flows(bridge) for bridge in sorted(bridges)),
         nft_tables=tuple(_nft_tables()),
         domains=tuple(domains(libvirt_uri)),
         instance_dirs=tuple(_instance_dirs(recorded.instances_path)),
@@ -74,6 +77,12 @@ def _ovs_ports(bridge: str) -> list[OvsPort]:
     return [
         OvsPort(i.name, bridge, i.external_ids.get("iface-id", "")) for i in ovs.interfaces(bridge)
     ]
+
+
+def _ovs_flows(bridge: str) -> OvsFlows:
+    cookies = {int(m[1], 16) for line in ovs.dump_flows(bridge) if (m := _COOKIE.search(line))}
+    ports = {interface.name for interface in ovs.interfaces(bridge)}
+    return OvsFlows(bridge, frozenset(cookies), frozenset(ports))
 
 
 def _nft_tables() -> list[NftTable]:

@@ -1,0 +1,126 @@
+"""`saphira purge`: a stopped cloud with DHCP on two bridges taken away, nothing else.
+
+The cloud maps physnet1 to a bridge it makes and physnet2 to one the test
+made first (the operator's); it serves DHCP (with metadata proxies) on a
+network of each. Bystanders (``purge_world``) stand beside it. Purge must
+refuse while it runs, change nothing with --dry-run, then remove all of
+the cloud's and none of theirs, and find nothing the second time.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saphira.network.l2.ovs_pipeline import MARK, MARK_MASK
+from saphira.privsep import netns, ovs
+from tests.functional.cloud import Cloud, start_cloud
+from tests.functional.purge_world import Bystanders, snapshot
+from tests.integration.libvirt.guests import qemu_reachable_dir
+from tests.polling import wait_for
+
+SAPHIRA_FLOWS = f"cookie={MARK:#x}/{MARK_MASK:#x}"
+pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("ovs")]
+
+
+def _cidr() -> str:
+    return f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
+
+
+def purge(state_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "saphira.cmd.up", "purge", "--state-dir", str(state_dir)]
+    return subprocess.run([*argv, *flags], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Bystanders]]:
+    made = f"sxbr{secrets.token_hex(4)}"
+    with qemu_reachable_dir("purge") as root:
+        others = Bystanders.named(root / "state0")
+        conf = tmp_path_factory.mktemp("conf") / "purge.conf"
+        conf.write_text(
+            f"[ovs]\nbridge_mappings = physnet1:{made},physnet2:{others.operator_bridge}\n"
+            f"[provider]\ncidr = {_cidr()}\n"
+        )
+        others.make()
+        running: Cloud | None = None
+        try:
+            running = start_cloud(str(root), ["--provider-network", "--config-file", str(conf)])
+            yield running, others
+        finally:
+            if running is not None:
+                running.kill()
+                purge(running.state_dir)
+            others.remove()
+
+
+def _serve_second_network(cloud: Cloud) -> list[str]:
+    """Network ids of the provider network and of one on the operator's bridge, both served."""
+    second = cloud.openstack(
+        "network",
+        "create",
+        "--provider-network-type",
+        "flat",
+        "--provider-physical-network",
+        "physnet2",
+        "opnet",
+        "-f",
+        "json",
+    )
+    cloud.openstack("subnet", "create", "--network", second["id"], "--subnet-range", _cidr(),
+                    "opsub", "-f", "json")  # fmt: skip
+    ids = [cloud.openstack("network", "show", "provider", "-f", "json")["id"], second["id"]]
+    wait_for("DHCP of both networks", lambda: {f"qdhcp-{n}" for n in ids} <= set(netns.names()))
+    return ids
+
+
+def tagged_ports(bridge: str) -> list[str]:
+    """Ports standing for a network-service port (the bridge's own port is not one)."""
+    return [i.name for i in ovs.interfaces(bridge) if "iface-id" in i.external_ids]
+
+
+def test_purge_takes_the_stopped_cloud_away_and_nothing_else(
+    world: tuple[Cloud, Bystanders],
+) -> None:
+    cloud, others = world
+    networks = _serve_second_network(cloud)
+    wait_for("a DHCP port on the operator's bridge", lambda: tagged_ports(others.operator_bridge))
+    assert ovs.dump_flows(others.operator_bridge, SAPHIRA_FLOWS)  # the agent's pipeline
+    refused = purge(cloud.state_dir)
+    assert (refused.returncode, refused.stdout) == (1, ""), refused
+    assert "is running" in refused.stderr
+    assert cloud.stop() == 0, cloud.log()
+
+    before = snapshot()
+    dry = purge(cloud.state_dir, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert snapshot() == before
+    planned = dry.stdout.splitlines()
+    assert all(line.startswith("would remove ") for line in planned), planned
+    for network_id in networks:
+        assert any(f"namespace qdhcp-{network_id} " in line for line in planned), planned
+
+    done = purge(cloud.state_dir)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [line.replace("would remove", "removed", 1)
+                                        for line in planned]  # fmt: skip
+    after = snapshot()
+    assert not {f"qdhcp-{n}" for n in networks} & after.namespaces
+    assert not [p for p in after.processes if p[1].startswith(f"--pid-file={cloud.state_dir}/")]
+    assert ovs.bridge(cloud_bridge(cloud)) is None
+    assert tagged_ports(others.operator_bridge) == []
+    assert ovs.dump_flows(others.operator_bridge, SAPHIRA_FLOWS) == []
+    assert others.problems() == []
+
+    again = purge(cloud.state_dir)
+    assert (again.returncode, again.stdout) == (0, "nothing to remove\n"), again
+
+
+def cloud_bridge(cloud: Cloud) -> str:
+    return (cloud.state_dir / "host_bridges").read_text().split()[0]
