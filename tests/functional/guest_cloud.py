@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-from saphira.devtools.leftovers import remove_guests_under
+from saphira.devtools.leftovers import purge
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_reachable_dir
 
 
 @contextlib.contextmanager
-def guest_cloud(
-    prefix: str, where: Path, mechanism_conf: str, clean: Callable[[Path], None]
-) -> Iterator[tuple[Cloud, Path]]:
-    """The running cloud and its instances path; its guests are gone afterwards.
+def guest_cloud(prefix: str, where: Path, mechanism_conf: str) -> Iterator[tuple[Cloud, Path]]:
+    """The running cloud and its instances path; afterwards ``saphira purge`` takes away
+    its guests, its bridge and what its DHCP agent left (dnsmasq outlives the cloud).
 
     ``mechanism_conf`` names the bridge (``[ovs]`` or ``[linux_bridge]``
     ``bridge_mappings``, and ``[ml2]`` if needed); the subnet is a random /24.
-    ``clean(state_dir)`` then removes the bridge and what the DHCP agent left
-    (dnsmasq outlives the cloud), while the state directory still says what.
     """
     cidr = f"10.{random.randrange(100, 250)}.{random.randrange(0, 250)}.0/24"
     conf = where / f"{prefix}.conf"
@@ -41,11 +38,9 @@ def guest_cloud(
                 assert cloud.stop() == 0, cloud.log()
             finally:
                 cloud.kill()
-                remove_guests_under(instances)
         finally:
-            states = [p for p in sorted((root / "cloud").glob("state*")) if p.is_dir()]
-            for state in states or [root / "cloud"]:
-                clean(state)  # every start attempt's state directory, at least once
+            for state in sorted((root / "cloud").glob("state*")):
+                purge(state)  # every start attempt's state directory
 
 
 @contextlib.contextmanager
@@ -67,4 +62,4 @@ def libvirt_cloud(prefix: str, where: Path, cloud_dir: Path, conf: str = "") -> 
                 assert running.stop() == 0, running.log()
         finally:
             running.kill()
-            remove_guests_under(instances)
+            purge(running.state_dir)

@@ -12,7 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from saphira.devtools.leftovers import remove_guests_under
+from saphira.devtools.leftovers import purge
 from saphira.guest_image import READY
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.test_cloud_libvirt import wait_console
@@ -48,7 +48,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator
             assert running.stop() == 0, running.log()
     finally:
         running.kill()
-        remove_guests_under(instances)
+        purge(running.state_dir)
 
 
 def test_the_guest_prints_user_data_and_key_from_its_config_drive(

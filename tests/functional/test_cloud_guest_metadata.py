@@ -15,7 +15,6 @@ from saphira.guest_image import READY
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
 from tests.functional.test_cloud_libvirt import wait_console
-from tests.functional.test_cloud_network import _clean
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG0mD2vXr4yQ8sWb1nTz3kLp6hJc9aF5uE7iO0pR2sTq guest@md"
@@ -30,7 +29,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
         f"[ovs]\nbridge_mappings = physnet1:{bridge}\n[neutron]\nservice_metadata_proxy = true\n"
         f"metadata_proxy_shared_secret = {secrets.token_urlsafe(12)}\n"
     )
-    with guest_cloud("guestmd", where, settings, lambda state: _clean(state, bridge)) as running:
+    with guest_cloud("guestmd", where, settings) as running:
         yield running[0]
 
 

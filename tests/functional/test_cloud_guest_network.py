@@ -28,7 +28,6 @@ from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
 from tests.functional.sniffer import Sniffer
 from tests.functional.test_cloud_libvirt import wait_console
-from tests.functional.test_cloud_network import _clean
 from tests.integration.network.dhcp_host import cmdline
 from tests.polling import stays_false, wait_for
 
@@ -40,7 +39,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Pat
     bridge = f"sxbr{secrets.token_hex(4)}"
     where = tmp_path_factory.mktemp("conf")
     mapping = f"[ovs]\nbridge_mappings = physnet1:{bridge}\n"
-    with guest_cloud("guestnet", where, mapping, lambda state: _clean(state, bridge)) as running:
+    with guest_cloud("guestnet", where, mapping) as running:
         yield *running, bridge
 
 

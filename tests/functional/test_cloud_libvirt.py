@@ -17,7 +17,7 @@ from typing import Any
 import libvirt
 import pytest
 
-from saphira.devtools.leftovers import remove_guests_under
+from saphira.devtools.leftovers import purge
 from saphira.guest_image import BOOTED, POWER_OFF
 from saphira.virt.libvirt.paths import InstanceFiles
 from tests.functional.clients import sdk
@@ -52,7 +52,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, instances: Path) -> Iterator
             assert running.stop() == 0, running.log()
     finally:
         running.kill()
-        remove_guests_under(instances)
+        purge(running.state_dir)
 
 
 _CONNECTIONS: dict[Path, Any] = {}

@@ -18,9 +18,7 @@ from typing import Any
 import pytest
 
 from saphira.guest_image import READY
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.network.l2.nft_ruleset import TABLE
-from saphira.privsep import links, netns, nft
+from saphira.privsep import links, netns
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
 from tests.functional.test_cloud_guest_network import (
@@ -35,15 +33,6 @@ from tests.polling import wait_for
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 
 
-def _clean(state_dir: Path, bridge: str) -> None:
-    lb = mapped_bridges({"physnet1": bridge})
-    DhcpAgent(state_dir, lb, interface="linuxbridge").sync([])
-    for family in ("bridge", "inet"):
-        nft.delete_table(family, TABLE)
-    if links.show(bridge) is not None:
-        links.delete(bridge)
-
-
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, str]]:
     bridge = f"sxlb{secrets.token_hex(4)}"
@@ -52,7 +41,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, str
         f"[linux_bridge]\nbridge_mappings = physnet1:{bridge}\n"
     )
     where = tmp_path_factory.mktemp("conf")
-    with guest_cloud("lbnet", where, conf, lambda state: _clean(state, bridge)) as (cloud, _):
+    with guest_cloud("lbnet", where, conf) as (cloud, _):
         yield cloud, bridge
 
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from saphira.devtools.leftovers import purge
 from tests.functional.cloud import Cloud, start_cloud
-from tests.functional.test_cloud_network import _clean
 from tests.integration.libvirt.guests import qemu_reachable_dir
 from tests.integration.network.dhcp_host import Guest, sh
 from tests.integration.network.metadata_lab import ask
@@ -55,7 +55,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, bridge: str) -> Iterator[Clo
             assert running.stop() == 0, running.log()
         finally:
             running.kill()
-            _clean(running.state_dir, bridge)
+            purge(running.state_dir)
 
 
 @contextlib.contextmanager

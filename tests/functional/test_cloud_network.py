@@ -3,7 +3,7 @@
 The cloud gets a bridge and a subnet of its own (random names), so it shares
 nothing with other clouds on this host; the test removes the bridge, the
 DHCP namespace and dnsmasq it leaves behind (they outlive `saphira up` by
-design, like running guests).
+design, like running guests) with `saphira purge`.
 """
 
 from __future__ import annotations
@@ -11,14 +11,12 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
+from saphira.devtools.leftovers import purge
 from saphira.privsep import netns
-from saphira.privsep.runner import run
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_reachable_dir
 from tests.polling import wait_for
@@ -43,12 +41,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory, bridge: str) -> Iterator[Clo
             assert running.stop() == 0, running.log()
         finally:
             running.kill()
-            _clean(running.state_dir, bridge)
-
-
-def _clean(state_dir: Path, bridge: str) -> None:
-    DhcpAgent(state_dir, mapped_bridges({"physnet1": bridge})).sync([])
-    run(["ovs-vsctl", "--if-exists", "del-br", bridge])
+            purge(running.state_dir)
 
 
 def test_agents_alive_with_the_bridge_mapping(cloud: Cloud, bridge: str) -> None:

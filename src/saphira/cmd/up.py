@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "purge":
-        return purge.run(args.state_dir, dry_run=args.dry_run, config_files=args.config_file)
+        return purge.main(args.state_dir, dry_run=args.dry_run, config_files=args.config_file)
     if args.command != "up":
         parser.print_help(sys.stderr)
         return 2

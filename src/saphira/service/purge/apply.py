@@ -13,12 +13,17 @@ import signal
 import time
 from collections.abc import Callable
 
+from saphira.exception import SaphiraError
 from saphira.network.dhcp import process as dhcp_process
 from saphira.privsep import dnsmasq, links, netns, nft, ovs
 from saphira.service.purge.model import HostView, Kind, Removal
 
 STOP_TIMEOUT = 5.0
 POLL = 0.05
+
+
+class RemovalFailed(SaphiraError):
+    msg_fmt = "%(detail)s"
 
 
 class Remover:
@@ -58,14 +63,18 @@ class Remover:
     def _domain(self, name: str) -> None:
         import libvirt
 
-        conn = libvirt.open(self.libvirt_uri)
         try:
-            dom = conn.lookupByName(name)
-            if dom.isActive():
-                dom.destroy()
-            dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
-        finally:
-            conn.close()
+            conn = libvirt.open(self.libvirt_uri)
+            try:
+                dom = conn.lookupByName(name)
+                if dom.isActive():
+                    dom.destroy()
+                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
+            finally:
+                conn.close()
+        except libvirt.libvirtError as error:
+            if error.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:  # gone already: done
+                raise RemovalFailed(detail=f"domain {name}: {error}") from None
 
 
 def _gone(pid: int, argv: list[str]) -> bool:

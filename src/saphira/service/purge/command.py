@@ -66,15 +66,18 @@ def run(
     except SaphiraError as error:
         print(f"saphira purge: {error.message}", file=err)
         return 1
-    failed = 0
-    try:
-        for removal in removals:
-            failed += not _one(removal, remover, dry_run, out, err)
-    finally:
-        privileged.stop()
+    failed = sum(not _one(removal, remover, dry_run, out, err) for removal in removals)
     if not removals:
         print(NOTHING, file=out)
     return 1 if failed else 0
+
+
+def main(state_dir: str, *, dry_run: bool, config_files: Sequence[str]) -> int:
+    """The CLI's: ``run``, then the privileged helper let go."""
+    try:
+        return run(state_dir, dry_run=dry_run, config_files=config_files)
+    finally:
+        privileged.stop()
 
 
 def _one(removal: Removal, remover: Remover, dry_run: bool, out: TextIO, err: TextIO) -> bool:
