@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
 from common import Cloud, free_offset
 from tests.browser import NoVncPage, chrome
 
-from saphira.devtools.leftovers import remove_guests_under
+from saphira.devtools.leftovers import purge
 from saphira.guest_image import BOOTED
 
 CONF = "[DEFAULT]\ninstances_path = {instances}\n\n[libvirt]\nvirt_type = qemu\n"
@@ -118,7 +118,7 @@ def main() -> int:
         return 1
     finally:
         cloud.stop()
-        remove_guests_under(instances)
+        purge(cloud.state_dir)
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -45,11 +45,10 @@ from keystoneauth1.exceptions import ClientException
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import agent_restart
 from common import Cloud, free_offset
-from netcloud import NetBench, ServerFailed, remove_guests_under
+from netcloud import NetBench, ServerFailed
 
+from saphira.devtools import leftovers
 from saphira.exception import SaphiraError
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.privsep import ovs
 
 CONF = (
     "[DEFAULT]\ninstances_path = {instances}\nvif_plugging_timeout = 120\n\n"
@@ -116,14 +115,14 @@ def ports(bench: NetBench, count: int) -> None:
     spread("  (plugging the tap itself)", plugging)
 
 
-def clean_cloud(cloud: Cloud, instances: Path, bridge: str) -> None:
-    """What outlives `saphira up` by design: guests, the DHCP namespace and dnsmasq, the bridge."""
-    remove_guests_under(instances)
+def clean_cloud(cloud: Cloud) -> None:
+    """What outlives `saphira up` by design (guests, the DHCP namespace and dnsmasq, the
+    bridge it made), taken away by saphira purge."""
     try:
-        DhcpAgent(cloud.state_dir, mapped_bridges({"physnet1": bridge})).sync([])
+        for line in leftovers.purge(cloud.state_dir):
+            print(f"  {line}")
     except ERRORS as error:
-        print(f"  DHCP namespace of {bridge} may be left: {error}")
-    ovs.delete_bridge(bridge)
+        print(f"  the cloud of {cloud.state_dir} may be left: {error}")
 
 
 def with_cloud(args: argparse.Namespace, work: Path) -> bool:
@@ -157,7 +156,7 @@ def with_cloud(args: argparse.Namespace, work: Path) -> bool:
         if bench is not None:
             bench.clean_up()
         cloud.stop()
-        clean_cloud(cloud, instances, bridge)
+        clean_cloud(cloud)
     return True
 
 
