@@ -39,7 +39,7 @@ def guest_cloud(prefix: str, where: Path, mechanism_conf: str) -> Iterator[tuple
             finally:
                 cloud.kill()
         finally:
-            for state in sorted((root / "cloud").glob("state*")):
+            for state in sorted(p for p in (root / "cloud").glob("state*") if p.is_dir()):
                 purge(state)  # every start attempt's state directory
 
 

@@ -6,8 +6,9 @@ Each step is idempotent, so every start runs it: the bridge is found or made
 none; a Linux bridge where the host's L2 mechanism is linuxbridge), the
 address added if missing, the network and subnet created only when no
 network of that name exists. A bridge made is recorded in the state
-directory's ``host_bridges``: ``saphira purge`` removes those, and leaves a
-bridge it found (the operator's), taking only the cloud's ports off it.
+directory's ``host_bridges``, an address added in ``host_addresses``:
+``saphira purge`` removes those bridges, and leaves a bridge it found (the
+operator's), taking only the cloud's ports, flows and addresses off it.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ def prepare_host(conf: cfg.ConfigOpts) -> str:
     address = str(gateway(conf))
     if address not in links.addresses(bridge):
         links.add_address(bridge, address)
+        recorded.record_address(str(conf.state_path), bridge, address)
     links.set_up(bridge)
     LOG.info("provider bridge %s (%s): host at %s", bridge, kind, address)
     return bridge

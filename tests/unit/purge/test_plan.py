@@ -160,3 +160,12 @@ def test_the_pipeline_goes_too_when_only_the_clouds_ports_used_it() -> None:
     assert names(plan(CLOUD, host), Kind.FLOWS) == [
         "br-operator cookie=0x5a50000000000000/0xffff000000000000"
     ]
+
+
+def test_addresses_it_added_leave_a_bridge_it_found() -> None:
+    cloud = Recorded(state_dir=STATE, created_bridges=frozenset({"br-made"}),
+                     added_addresses=frozenset({("br-operator", "10.1.0.1/24"),
+                                                ("br-made", "10.2.0.1/24")}))  # fmt: skip
+    host = HostView(addresses=(("br-operator", "10.1.0.1/24"), ("br-operator", "192.0.2.1/24"),
+                               ("br-made", "10.2.0.1/24")))  # fmt: skip
+    assert names(plan(cloud, host), Kind.ADDRESS) == ["br-operator 10.1.0.1/24"]

@@ -34,6 +34,7 @@ class Remover:
             Kind.DOMAIN: self._domain,
             Kind.PROCESS: self._process,
             Kind.FLOWS: _flows,
+            Kind.ADDRESS: _address,
             Kind.OVS_PORT: ovs.delete_port,
             Kind.DEVICE: links.delete,
             Kind.NAMESPACE: netns.delete,
@@ -89,6 +90,11 @@ def _gone(pid: int, argv: list[str]) -> bool:
 def _flows(name: str) -> None:
     bridge, _, match = name.partition(" ")
     ovs.apply_flows(bridge, [f"delete {match}"])
+
+
+def _address(name: str) -> None:
+    device, _, cidr = name.partition(" ")
+    links.delete_address(device, cidr)
 
 
 def _nft_table(name: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
 
 
@@ -15,6 +15,7 @@ class Recorded:
     port_ids: frozenset[str] = frozenset()
     mapped_bridges: frozenset[str] = frozenset()  # bridge_mappings: maybe the operator's
     created_bridges: frozenset[str] = frozenset()  # made by the cloud (host_bridges marker)
+    added_addresses: frozenset[tuple[str, str]] = frozenset()  # (device, cidr) it added
     instances_path: str = ""
 
 
@@ -70,6 +71,7 @@ class HostView:
     namespaces: frozenset[str] = frozenset()
     processes: tuple[Process, ...] = ()
     devices: tuple[Device, ...] = ()
+    addresses: tuple[tuple[str, str], ...] = ()  # (device, cidr) of the recorded devices
     ovs_bridges: frozenset[str] = frozenset()
     ovs_ports: tuple[OvsPort, ...] = ()
     ovs_flows: tuple[OvsFlows, ...] = ()
@@ -85,6 +87,7 @@ class Kind(Enum):
     DOMAIN = "domain"
     PROCESS = "process"
     FLOWS = "flows"
+    ADDRESS = "address"
     OVS_PORT = "ovs-port"
     DEVICE = "device"
     NAMESPACE = "namespace"
@@ -94,11 +97,11 @@ class Kind(Enum):
     DIRECTORY = "directory"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Removal:
-    kind: Kind = field(compare=False)
-    name: str  # a domain, pid, "bridge match" of flows, device, namespace, family/table, path
-    why: str = field(default="", compare=False)  # what marks it as the cloud's
+    kind: Kind
+    name: str  # a domain, pid, "bridge match", "device cidr", device, namespace, table, path
+    why: str = ""  # what marks it as the cloud's
 
     def line(self, *, done: bool) -> str:
         verb = "removed" if done else "would remove"

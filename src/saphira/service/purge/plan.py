@@ -13,7 +13,9 @@ Each rule needs a marker the cloud left, never a name pattern alone:
   port ids, an OVS port when its ``external_ids:iface-id`` is one of them
   (or its name is such a tap);
 * a bridge when the cloud recorded making it (``host_bridges``); a mapped
-  bridge it found (the operator's) stays, only the cloud's ports leave it;
+  bridge it found (the operator's) stays, only the cloud's ports leave it,
+  and the addresses it recorded adding (``host_addresses``: the provider
+  network's gateway);
 * flows on a bridge that stays when their cookie is one of the cloud's
   ports' (``ovs_pipeline.port_cookie``); the shared pipeline's flows too
   when, those gone, no other port's flows are left on the bridge;
@@ -38,6 +40,7 @@ def plan(recorded: Recorded, host: HostView) -> list[Removal]:
         *_domains(recorded, host),
         *_processes(recorded, host),
         *_flows(recorded, host),
+        *_addresses(recorded, host),
         *_ovs_ports(recorded, host),
         *_devices(recorded, host),
         *_namespaces(recorded, host),
@@ -101,6 +104,14 @@ def _flows(recorded: Recorded, host: HostView) -> list[Removal]:
                 for cookie in mine
             ]
     return found
+
+
+def _addresses(recorded: Recorded, host: HostView) -> list[Removal]:
+    return [
+        Removal(Kind.ADDRESS, f"{device} {cidr}", "added by the cloud to a bridge it found")
+        for device, cidr in sorted(recorded.added_addresses & set(host.addresses))
+        if device not in recorded.created_bridges
+    ]
 
 
 def _ovs_ports(recorded: Recorded, host: HostView) -> list[Removal]:

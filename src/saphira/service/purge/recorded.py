@@ -15,10 +15,11 @@ from saphira.db import urls
 from saphira.db.network import make_network_engine
 from saphira.db.network.models import Network, Port
 from saphira.network.dhcp.files import served_networks
-from saphira.network.l2.mappings import parse_bridge_mappings
+from saphira.network.l2.mappings import host_bridge_mappings
 from saphira.service.purge.model import Recorded
 
 BRIDGES_NAME = "host_bridges"  # the bridges ``saphira up`` made, one per line
+ADDRESSES_NAME = "host_addresses"  # "<device> <address/prefix>" it added, one per line
 RECORD_NAME = "host.json"  # where ``saphira up`` put things on the host (HostRecord)
 
 
@@ -28,18 +29,14 @@ class HostRecord:
     start, as the --config-file options it was given may not be given to purge."""
 
     instances_path: str
-    mapped_bridges: tuple[str, ...]
+    mapped_bridges: tuple[str, ...]  # the mechanism in use's (the agents')
     libvirt_uri: str
 
     @classmethod
     def of(cls, conf: cfg.ConfigOpts) -> HostRecord:
-        mapped = {
-            *parse_bridge_mappings(conf.ovs.bridge_mappings).values(),
-            *parse_bridge_mappings(conf.linux_bridge.bridge_mappings).values(),
-        }
         return cls(
             instances_path=os.path.abspath(str(conf.instances_path)),
-            mapped_bridges=tuple(sorted(mapped)),
+            mapped_bridges=tuple(sorted(host_bridge_mappings(conf).values())),
             libvirt_uri=str(conf.libvirt.connection_uri or "qemu:///system"),
         )
 
@@ -68,6 +65,7 @@ def read(state_dir: str, conf: cfg.ConfigOpts, record: HostRecord) -> Recorded:
         port_ids=frozenset(port_ids),
         mapped_bridges=frozenset(record.mapped_bridges),
         created_bridges=frozenset(created_bridges(state_dir)),
+        added_addresses=frozenset(added_addresses(state_dir)),
         instances_path=record.instances_path,
     )
 
@@ -77,18 +75,36 @@ def dhcp_root(state_dir: str) -> Path:
 
 
 def created_bridges(state_dir: str) -> list[str]:
+    return _lines(state_dir, BRIDGES_NAME)
+
+
+def record_bridge(state_dir: str, name: str) -> None:
+    """Remember that the cloud made ``name`` (purge removes it; a found bridge it leaves)."""
+    _append(state_dir, BRIDGES_NAME, name)
+
+
+def added_addresses(state_dir: str) -> list[tuple[str, str]]:
+    return [(device, cidr) for device, _, cidr in
+            (line.partition(" ") for line in _lines(state_dir, ADDRESSES_NAME))]  # fmt: skip
+
+
+def record_address(state_dir: str, device: str, cidr: str) -> None:
+    """Remember that the cloud put ``cidr`` on ``device`` (purge takes it off a found bridge)."""
+    _append(state_dir, ADDRESSES_NAME, f"{device} {cidr}")
+
+
+def _lines(state_dir: str, name: str) -> list[str]:
     try:
-        text = Path(state_dir, BRIDGES_NAME).read_text(encoding="utf-8")
+        text = Path(state_dir, name).read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def record_bridge(state_dir: str, name: str) -> None:
-    """Remember that the cloud made ``name`` (purge removes it; a found bridge it leaves)."""
-    if name not in created_bridges(state_dir):
-        with open(os.path.join(state_dir, BRIDGES_NAME), "a", encoding="utf-8") as marker:
-            marker.write(f"{name}\n")
+def _append(state_dir: str, name: str, line: str) -> None:
+    if line not in _lines(state_dir, name):
+        with open(os.path.join(state_dir, name), "a", encoding="utf-8") as marker:
+            marker.write(f"{line}\n")
 
 
 def _network_database(conf: cfg.ConfigOpts) -> tuple[list[str], list[str]]:

@@ -37,10 +37,12 @@ _PATH_ATTRIBUTES = ("file", "path", "dir")
 
 def survey(recorded: Recorded, libvirt_uri: str) -> HostView:
     bridges = _ovs_bridges(recorded.mapped_bridges | recorded.created_bridges)
+    devices = links.all_links()
     return HostView(
         namespaces=frozenset(netns.names()),
         processes=tuple(processes()),
-        devices=tuple(Device(d.name, d.kind, d.master) for d in links.all_links()),
+        devices=tuple(Device(d.name, d.kind, d.master) for d in devices),
+        addresses=tuple(_addresses(recorded, {d.name for d in devices})),
         ovs_bridges=frozenset(bridges),
         ovs_ports=tuple(port for bridge in sorted(bridges) for port in _ovs_ports(bridge)),
         ovs_flows=tuple(_ovs_flows(bridge) for bridge in sorted(bridges)),
@@ -50,6 +52,11 @@ def survey(recorded: Recorded, libvirt_uri: str) -> HostView:
         dhcp_dirs=tuple(str(dhcp_root(recorded.state_dir) / n) for n in
                         served_networks(dhcp_root(recorded.state_dir))),
     )  # fmt: skip
+
+
+def _addresses(recorded: Recorded, present: set[str]) -> list[tuple[str, str]]:
+    devices = sorted({device for device, _ in recorded.added_addresses} & present)
+    return [(device, cidr) for device in devices for cidr in links.addresses(device)]
 
 
 def processes() -> list[Process]:
