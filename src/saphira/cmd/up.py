@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     lock = uplock.acquire(state_dir)  # held (open) until this process ends
     if isinstance(lock, uplock.Held):
-        print(f"saphira up: error: {state_dir} is in use (saphira up, pid {lock.pid})",
+        print(f"saphira up: error: {state_dir} is in use (pid {lock.pid} holds {lock.path})",
               file=sys.stderr)  # fmt: skip
         return 1
     if written:

@@ -3,7 +3,8 @@
 An ``flock`` on ``<state-dir>/saphira-up.lock``, taken before anything else
 is started and held by the open file until the process ends (a crash lets it
 go too), with the holder's pid written in it for messages. ``saphira purge``
-refuses a state directory whose lock is held: that cloud still runs.
+refuses a state directory whose lock is held (that cloud still runs), and
+holds the lock itself while it works.
 """
 
 from __future__ import annotations

@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from saphira.service import uplock
+from saphira.service.purge import command
 
 
 def test_a_held_lock_names_its_holder_and_refuses_a_second_up(tmp_path: Path) -> None:
@@ -19,3 +22,20 @@ def test_a_held_lock_names_its_holder_and_refuses_a_second_up(tmp_path: Path) ->
     finally:
         os.close(fd)
     assert uplock.holder(str(tmp_path)) is None  # a lock file alone says nothing
+
+
+def test_purge_refuses_a_running_cloud_and_holds_the_lock_while_it_works(tmp_path: Path) -> None:
+    running = uplock.acquire(str(tmp_path))
+    assert isinstance(running, int)
+    try:
+        with pytest.raises(command.PurgeRefused, match=r"is running \(pid \d+ holds it\)"):
+            command.lock(str(tmp_path))
+    finally:
+        os.close(running)
+    purging = command.lock(str(tmp_path))
+    try:
+        assert isinstance(uplock.acquire(str(tmp_path)), uplock.Held)  # no saphira up meanwhile
+    finally:
+        os.close(purging)
+    with pytest.raises(command.PurgeRefused, match="not a directory"):
+        command.lock(str(tmp_path / "missing"))

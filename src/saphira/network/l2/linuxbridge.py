@@ -119,8 +119,8 @@ class LinuxBridgeReconciler:
         report.applied = True
         old, new = have.get("bridge", {}), want.get("bridge", {})
         differing = {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
-        report.removed = sorted({_tap_of(n) for n in old.keys() - new.keys()} - {""})
-        return {ruleset.taps[tap] for n in differing if (tap := _tap_of(n)) in ruleset.taps}
+        report.removed = sorted({tap_of(n) for n in old.keys() - new.keys()} - {""})
+        return {ruleset.taps[tap] for n in differing if (tap := tap_of(n)) in ruleset.taps}
 
     def _write(self, ruleset: nft_ruleset.Ruleset, listed: dict[str, Listing]) -> None:
         if ruleset.tables:
@@ -133,7 +133,7 @@ class LinuxBridgeReconciler:
         LOG.info("nftables table %s removed: no port to filter", self.table)
 
 
-def _tap_of(chain: str) -> str:
+def tap_of(chain: str) -> str:
     """The tap a port chain belongs to ("" for the base chains)."""
     tap, _, direction = chain.rpartition("-")
     return tap if direction in ("egress", "ingress") else ""

@@ -2,7 +2,9 @@
 
 Prints one line per thing removed (or, with ``dry_run``, that would be) and
 nothing else on stdout; "nothing to remove" when the host has nothing of the
-cloud's. Refuses a cloud whose ``saphira up`` still holds its lock.
+cloud's. Refuses a cloud whose ``saphira up`` still holds its lock, and
+holds that lock itself while it works, so no ``saphira up`` starts there
+meanwhile.
 """
 
 from __future__ import annotations
@@ -30,14 +32,19 @@ class PurgeRefused(SaphiraError):
     msg_fmt = "%(detail)s"
 
 
-def find(state_dir: str, config_files: Sequence[str] = ()) -> tuple[list[Removal], Remover]:
-    """What of the cloud at ``state_dir`` the host has, and what removes it."""
+def lock(state_dir: str) -> int:
+    """The state directory's lock, taken (close the descriptor to let it go)."""
     if not os.path.isdir(state_dir):
         raise PurgeRefused(detail=f"{state_dir} is not a directory")
-    held = uplock.holder(state_dir)
-    if held is not None:
-        detail = f"the cloud of {state_dir} is running (saphira up, pid {held.pid}): stop it"
+    held = uplock.acquire(state_dir)
+    if isinstance(held, uplock.Held):
+        detail = f"the cloud of {state_dir} is running (pid {held.pid} holds it): stop it"
         raise PurgeRefused(detail=detail)
+    return held
+
+
+def find(state_dir: str, config_files: Sequence[str] = ()) -> tuple[list[Removal], Remover]:
+    """What of the cloud at ``state_dir`` the host has, and what removes it."""
     why = privileged.unavailable_reason()
     if why is not None:
         raise PurgeRefused(detail=f"purge needs the privileged helper: {why}")
@@ -61,12 +68,20 @@ def run(
     err: TextIO = sys.stderr,
 ) -> int:
     """0 when everything found is gone (or, dry, listed); 1 on a refusal or a failure."""
+    state_dir = os.path.abspath(state_dir)
     try:
-        removals, remover = find(os.path.abspath(state_dir), config_files)
+        held = lock(state_dir)
     except SaphiraError as error:
         print(f"saphira purge: {error.message}", file=err)
         return 1
-    failed = sum(not _one(removal, remover, dry_run, out, err) for removal in removals)
+    try:
+        removals, remover = find(state_dir, config_files)
+        failed = sum(not _one(removal, remover, dry_run, out, err) for removal in removals)
+    except SaphiraError as error:
+        print(f"saphira purge: {error.message}", file=err)
+        return 1
+    finally:
+        os.close(held)
     if not removals:
         print(NOTHING, file=out)
     return 1 if failed else 0

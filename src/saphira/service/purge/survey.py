@@ -15,6 +15,7 @@ from pathlib import Path
 
 from saphira.exception import SaphiraError
 from saphira.network.dhcp.files import served_networks
+from saphira.network.l2.linuxbridge import tap_of
 from saphira.network.l2.nft_ruleset import TABLE
 from saphira.privsep import links, netns, nft, ovs
 from saphira.privsep.validate import TABLE_FAMILIES
@@ -98,14 +99,8 @@ def _nft_tables() -> list[NftTable]:
         listed = nft.list_table(family, TABLE)
         if listed is not None:
             chains = [item["chain"]["name"] for item in listed if "chain" in item]
-            found.append(NftTable(family, TABLE, frozenset(filter(None, map(_tap_of, chains)))))
+            found.append(NftTable(family, TABLE, frozenset(filter(None, map(tap_of, chains)))))
     return found
-
-
-def _tap_of(chain: str) -> str:
-    """The tap a port chain filters ("" for the base chains): ``<tap>-ingress|egress``."""
-    tap, _, direction = chain.rpartition("-")
-    return tap if direction in ("egress", "ingress") else ""
 
 
 def domains(uri: str) -> list[Domain]:
@@ -115,13 +110,14 @@ def domains(uri: str) -> list[Domain]:
         conn = libvirt.open(uri)
     except libvirt.libvirtError:  # libvirtd not running: it holds no guest
         return []
+    found = []
     try:
-        return [
-            Domain(dom.name(), dom.UUIDString(), _paths(dom.XMLDesc(0)))
-            for dom in conn.listAllDomains(0)
-        ]
+        for dom in conn.listAllDomains(0):
+            with contextlib.suppress(libvirt.libvirtError):  # undefined since it was listed
+                found.append(Domain(dom.name(), dom.UUIDString(), _paths(dom.XMLDesc(0))))
     finally:
         conn.close()
+    return found
 
 
 def _paths(xml: str) -> tuple[str, ...]:
