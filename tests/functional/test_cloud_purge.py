@@ -2,7 +2,8 @@
 
 The cloud maps physnet1 to a bridge it makes and physnet2 to one the test
 made first (the operator's); it serves DHCP (with metadata proxies) on a
-network of each. Bystanders (``purge_world``) stand beside it. Purge must
+network of each. Bystanders (``purge_world``) stand beside it, and a second
+cloud runs on a bridge of its own all along. Purge must
 refuse while it runs, change nothing with --dry-run, then remove all of
 the cloud's and none of theirs, and find nothing the second time.
 """
@@ -14,6 +15,7 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,26 +40,52 @@ def purge(state_dir: Path, *flags: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*argv, *flags], capture_output=True, text=True, timeout=120)
 
 
+@dataclass(frozen=True)
+class World:
+    cloud: Cloud  # the one purged
+    others: Bystanders
+    second: Cloud  # another cloud, running on a bridge of its own all along
+
+
+def _args(conf: Path, mappings: str) -> list[str]:
+    conf.write_text(f"[ovs]\nbridge_mappings = {mappings}\n[provider]\ncidr = {_cidr()}\n")
+    return ["--provider-network", "--config-file", str(conf)]
+
+
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, Bystanders]]:
-    made = f"sxbr{secrets.token_hex(4)}"
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    made, second = (f"sxbr{secrets.token_hex(4)}" for _ in range(2))
+    confs = tmp_path_factory.mktemp("conf")
     with qemu_reachable_dir("purge") as root:
-        others = Bystanders.named(root / "state0")
-        conf = tmp_path_factory.mktemp("conf") / "purge.conf"
-        conf.write_text(
-            f"[ovs]\nbridge_mappings = physnet1:{made},physnet2:{others.operator_bridge}\n"
-            f"[provider]\ncidr = {_cidr()}\n"
-        )
+        others = Bystanders.named(root / "a" / "state0")
         others.make()
-        running: Cloud | None = None
+        clouds: list[Cloud] = []
         try:
-            running = start_cloud(str(root), ["--provider-network", "--config-file", str(conf)])
-            yield running, others
+            for name, mappings in (("a", f"physnet1:{made},physnet2:{others.operator_bridge}"),
+                                   ("b", f"physnet1:{second}")):  # fmt: skip
+                (root / name).mkdir(exist_ok=True)  # the bystanders' files may be in a/
+                args = _args(confs / f"{name}.conf", mappings)
+                clouds.append(start_cloud(str(root / name), args))
+            yield World(clouds[0], others, clouds[1])
         finally:
-            if running is not None:
-                running.kill()
-                purge(running.state_dir)
+            for cloud in clouds:
+                cloud.kill()
+                purge(cloud.state_dir)
             others.remove()
+
+
+def served(cloud: Cloud) -> tuple[list[str], list[str]]:
+    """The namespaces and the dnsmasq pid files of the cloud's DHCP servers now up."""
+    dhcp = cloud.state_dir / "dhcp"
+    networks = sorted(p.name for p in dhcp.iterdir()) if dhcp.is_dir() else []
+    running = {pid_file for _, pid_file in snapshot().processes}
+    namespaces = [f"qdhcp-{n}" for n in networks if f"qdhcp-{n}" in netns.names()]
+    return namespaces, [f for n in networks if (f := f"--pid-file={dhcp / n / 'pid'}") in running]
+
+
+def fully_served(cloud: Cloud) -> tuple[list[str], list[str]] | None:
+    found = served(cloud)
+    return found if all(found) else None
 
 
 def _serve_second_network(cloud: Cloud) -> list[str]:
@@ -85,10 +113,9 @@ def tagged_ports(bridge: str) -> list[str]:
     return [i.name for i in ovs.interfaces(bridge) if "iface-id" in i.external_ids]
 
 
-def test_purge_takes_the_stopped_cloud_away_and_nothing_else(
-    world: tuple[Cloud, Bystanders],
-) -> None:
-    cloud, others = world
+def test_purge_takes_the_stopped_cloud_away_and_nothing_else(world: World) -> None:
+    cloud, others = world.cloud, world.others
+    theirs = wait_for("the second cloud's DHCP", lambda: fully_served(world.second))
     networks = _serve_second_network(cloud)
     wait_for("a DHCP port on the operator's bridge", lambda: tagged_ports(others.operator_bridge))
     assert ovs.dump_flows(others.operator_bridge, SAPHIRA_FLOWS)  # the agent's pipeline
@@ -117,6 +144,8 @@ def test_purge_takes_the_stopped_cloud_away_and_nothing_else(
     assert tagged_ports(others.operator_bridge) == []
     assert ovs.dump_flows(others.operator_bridge, SAPHIRA_FLOWS) == []
     assert others.problems() == []
+    assert served(world.second) == theirs
+    assert ovs.bridge(cloud_bridge(world.second)) is not None
 
     again = purge(cloud.state_dir)
     assert (again.returncode, again.stdout) == (0, "nothing to remove\n"), again
