@@ -64,10 +64,14 @@ def run(
     *,
     dry_run: bool = False,
     config_files: Sequence[str] = (),
-    out: TextIO = sys.stdout,
-    err: TextIO = sys.stderr,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
 ) -> int:
-    """0 when everything found is gone (or, dry, listed); 1 on a refusal or a failure."""
+    """0 when everything found is gone (or, dry, listed); 1 on a refusal or a failure.
+
+    ``out`` and ``err`` default to the streams ``sys`` has at the call.
+    """
+    out, err = out or sys.stdout, err or sys.stderr
     state_dir = os.path.abspath(state_dir)
     try:
         held = lock(state_dir)
