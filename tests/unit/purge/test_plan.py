@@ -76,6 +76,13 @@ def test_taps_and_ovs_ports_of_its_ports_only() -> None:
     assert names(removals, Kind.DEVICE) == ["tapaaaaaaaaaaa"]
 
 
+def test_vlan_uplinks_of_its_vlan_bridges_only() -> None:
+    host = HostView(devices=(Device("br-operator.7", "vlan", f"brq{NET[:11]}"),
+                             Device("br-operator.8", "vlan", f"brq{OTHER_NET[:11]}"),
+                             Device("eth0.7", "vlan", None)))  # fmt: skip
+    assert names(plan(CLOUD, host), Kind.DEVICE) == ["br-operator.7"]
+
+
 def test_only_bridges_it_made_or_its_vlan_bridges_go() -> None:
     host = HostView(
         devices=(Device("br-made", "bridge", None), Device("br-operator", "bridge", None),

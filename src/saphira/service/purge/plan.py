@@ -8,7 +8,9 @@ Each rule needs a marker the cloud left, never a name pattern alone:
   ``--pid-file=`` under the state directory's ``dhcp/`` (as the DHCP
   agent itself recognises them);
 * a namespace when it is ``qdhcp-`` plus one of the cloud's network ids,
-  a ``brq`` bridge when it is ``brq`` plus one of them;
+  a ``brq`` bridge when it is ``brq`` plus one of them, an 802.1Q device
+  when it is enslaved to such a bridge (the Linux bridge agent's VLAN uplink
+  ``<mapped bridge>.<vid>``, which deleting the bridge would leave);
 * a tap or veth when it is ``tap`` plus the start of one of the cloud's
   port ids, an OVS port when its ``external_ids:iface-id`` is one of them
   (or its name is such a tap);
@@ -125,11 +127,15 @@ def _ovs_ports(recorded: Recorded, host: HostView) -> list[Removal]:
 
 def _devices(recorded: Recorded, host: HostView) -> list[Removal]:
     ours = taps(recorded)
-    return [
-        Removal(Kind.DEVICE, device.name, f"{device.kind or 'device'} of a port of the cloud")
-        for device in host.devices
-        if device.name in ours and device.kind not in ("bridge", "openvswitch")
-    ]
+    vlan_bridges = {vlan_bridge(network_id) for network_id in recorded.network_ids}
+    found = []
+    for device in host.devices:
+        if device.name in ours and device.kind not in ("bridge", "openvswitch"):
+            why = f"{device.kind or 'device'} of a cloud port"
+            found.append(Removal(Kind.DEVICE, device.name, why))
+        elif device.kind == "vlan" and device.master in vlan_bridges:
+            found.append(Removal(Kind.DEVICE, device.name, f"802.1Q uplink of {device.master}"))
+    return found
 
 
 def _namespaces(recorded: Recorded, host: HostView) -> list[Removal]:
