@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.privsep.runner import run
+from saphira.devtools.leftovers import purge
 from tests.functional.cloud import Cloud, start_cloud
 from tests.integration.libvirt.guests import qemu_reachable_dir
 
@@ -40,8 +39,7 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
             assert running.stop() == 0, running.log()
         finally:
             running.kill()
-            DhcpAgent(running.state_dir, mapped_bridges({"physnet1": bridge})).sync([])
-            run(["ovs-vsctl", "--if-exists", "del-br", bridge])
+            purge(running.state_dir)
 
 
 def _flavor_and_image(cloud: Cloud, where: Path) -> None:

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.privsep.runner import run
+from saphira.devtools.leftovers import purge
 from tests.functional.cloud import Cloud, start_cloud
 from tests.polling import wait_for
 from tests.scratch import traversable_dir
@@ -64,8 +63,7 @@ def marked(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Cloud, st
             assert running.stop() == 0, running.log()
         finally:
             running.kill()
-            DhcpAgent(running.state_dir, mapped_bridges({"physnet1": bridge})).sync([])
-            run(["ovs-vsctl", "--if-exists", "del-br", bridge])
+            purge(running.state_dir)
 
 
 def test_only_the_privileged_helper_runs_as_root(marked: tuple[Cloud, str]) -> None:
