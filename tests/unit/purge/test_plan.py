@@ -142,6 +142,8 @@ def test_a_host_without_the_cloud_has_nothing_to_remove() -> None:
     )
     assert plan(CLOUD, bystanders) == []
     assert plan(Recorded(state_dir=STATE), bystanders) == []
+    everyones = HostView(processes=(Process(15, ("dnsmasq", "--pid-file=dhcp/x/pid")),))
+    assert plan(Recorded(state_dir=""), everyones) == []  # no state directory: no process
 
 
 def _flows(bridge: str, *cookies: int, ports: tuple[str, ...] = ()) -> OvsFlows:

@@ -7,6 +7,7 @@ check that it is dnsmasq, a metadata proxy (the service user's) directly.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -56,9 +57,9 @@ class Remover:
             if not _gone(pid, argv):
                 dnsmasq.kill(pid)
         else:
-            os.kill(pid, signal.SIGTERM)
+            _signal(pid, signal.SIGTERM)
             if not _gone(pid, argv):
-                os.kill(pid, signal.SIGKILL)
+                _signal(pid, signal.SIGKILL)
         _gone(pid, argv)
 
     def _domain(self, name: str) -> None:
@@ -76,6 +77,12 @@ class Remover:
         except libvirt.libvirtError as error:
             if error.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:  # gone already: done
                 raise RemovalFailed(detail=f"domain {name}: {error}") from None
+
+
+def _signal(pid: int, signum: int) -> None:
+    """A metadata proxy runs as the service user: no root needed to stop it."""
+    with contextlib.suppress(ProcessLookupError):  # it ended on its own meanwhile
+        os.kill(pid, signum)
 
 
 def _gone(pid: int, argv: list[str]) -> bool:

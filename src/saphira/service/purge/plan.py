@@ -72,6 +72,8 @@ def _domains(recorded: Recorded, host: HostView) -> list[Removal]:
 
 
 def _processes(recorded: Recorded, host: HostView) -> list[Removal]:
+    if not recorded.state_dir:
+        return []
     marker = f"--pid-file={os.path.join(recorded.state_dir, 'dhcp')}/"
     return [
         Removal(Kind.PROCESS, str(process.pid), f"{_program(process.argv)}, {marker}...")
