@@ -111,6 +111,12 @@ def ensure_started() -> None:
             default.start()
 
 
+def running() -> bool:
+    """Whether this process has a helper now (started by ``ensure_started`` or a call)."""
+    with _lock:
+        return bool(default.client_mode and default.channel is not None)
+
+
 def stop() -> None:
     """Let the helper go (it exits when its channel closes); a later call starts another."""
     with _lock:

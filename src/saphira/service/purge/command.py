@@ -92,11 +92,13 @@ def run(
 
 
 def main(state_dir: str, *, dry_run: bool, config_files: Sequence[str]) -> int:
-    """The CLI's: ``run``, then the privileged helper let go."""
+    """The CLI's: ``run``, then the privileged helper let go if ``run`` started it."""
+    had_helper = privileged.running()
     try:
         return run(state_dir, dry_run=dry_run, config_files=config_files)
     finally:
-        privileged.stop()
+        if not had_helper:
+            privileged.stop()
 
 
 def _one(removal: Removal, remover: Remover, dry_run: bool, out: TextIO, err: TextIO) -> bool:
