@@ -32,6 +32,7 @@ def routes() -> list[Rule]:
         Rule(f"{_I}/<server_id>/action", endpoint="act", methods=_POST),
         Rule("/static/<path:name>", endpoint="static", methods=_GET),
         *_network_routes(),
+        *admin_routes(),
     ]
 
 
@@ -57,6 +58,33 @@ def _network_routes() -> list[Rule]:
         Rule(f"{_RULE}/add", endpoint="rule_add", methods=_POST),
         Rule(f"{_RULE}/<rule_id>/delete", endpoint="rule_confirm", methods=_GET),
         Rule(f"{_RULE}/<rule_id>/delete", endpoint="rule_delete", methods=_POST),
+    ]
+
+
+_A = "/admin"
+
+
+def admin_routes() -> list[Rule]:
+    """The Admin group: every view refuses a session without the admin role (403)."""
+    return [
+        Rule(f"{_A}/flavors", endpoint="admin_flavors", methods=_GET),
+        Rule(f"{_A}/flavors/create", endpoint="admin_flavor_form", methods=_GET),
+        Rule(f"{_A}/flavors/create", endpoint="admin_flavor_create", methods=_POST),
+        Rule(f"{_A}/flavors/<flavor_id>/delete", endpoint="admin_flavor_confirm", methods=_GET),
+        Rule(f"{_A}/flavors/<flavor_id>/delete", endpoint="admin_flavor_delete", methods=_POST),
+        Rule(f"{_A}/flavors/<flavor_id>/access", endpoint="admin_flavor_access", methods=_GET),
+        Rule(f"{_A}/flavors/<flavor_id>/access", endpoint="admin_flavor_share", methods=_POST),
+        Rule(f"{_A}/hypervisors", endpoint="admin_hypervisors", methods=_GET),
+        Rule(f"{_A}/services", endpoint="admin_services", methods=_GET),
+        Rule(f"{_A}/services/<service_id>", endpoint="admin_service_change", methods=_POST),
+        Rule(f"{_A}/agents", endpoint="admin_agents", methods=_GET),
+        Rule(f"{_A}/agents/<agent_id>", endpoint="admin_agent", methods=_GET),
+        Rule(f"{_A}/projects", endpoint="admin_projects", methods=_GET),
+        Rule(f"{_A}/projects", endpoint="admin_project_create", methods=_POST),
+        Rule(f"{_A}/projects/<project_id>", endpoint="admin_project", methods=_GET),
+        Rule(f"{_A}/projects/<project_id>/roles", endpoint="admin_project_roles", methods=_POST),
+        Rule(f"{_A}/users", endpoint="admin_users", methods=_GET),
+        Rule(f"{_A}/users", endpoint="admin_user_create", methods=_POST),
     ]
 
 

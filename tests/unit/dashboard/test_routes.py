@@ -71,6 +71,25 @@ ACCESS: dict[tuple[str, str], str] = {
             f"{_RULE}/<rule_id>/delete",
         )
     },
+    # the Admin group: each also refuses a session without the admin role (test_admin.py)
+    ("GET", "/admin/flavors"): SESSION,
+    ("GET", "/admin/flavors/create"): SESSION,
+    ("POST", "/admin/flavors/create"): CSRF,
+    ("GET", "/admin/flavors/<flavor_id>/delete"): SESSION,
+    ("POST", "/admin/flavors/<flavor_id>/delete"): CSRF,
+    ("GET", "/admin/flavors/<flavor_id>/access"): SESSION,
+    ("POST", "/admin/flavors/<flavor_id>/access"): CSRF,
+    ("GET", "/admin/hypervisors"): SESSION,
+    ("GET", "/admin/services"): SESSION,
+    ("POST", "/admin/services/<service_id>"): CSRF,
+    ("GET", "/admin/agents"): SESSION,
+    ("GET", "/admin/agents/<agent_id>"): SESSION,
+    ("GET", "/admin/projects"): SESSION,
+    ("POST", "/admin/projects"): CSRF,
+    ("GET", "/admin/projects/<project_id>"): SESSION,
+    ("POST", "/admin/projects/<project_id>/roles"): CSRF,
+    ("GET", "/admin/users"): SESSION,
+    ("POST", "/admin/users"): CSRF,
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from saphira.dashboard.app import View
 from saphira.dashboard.views import auth, detail, instances, launch
+from saphira.dashboard.views.admin_table import ADMIN_VIEWS
 from saphira.dashboard.views.network_table import NETWORK_VIEWS
 
 VIEWS: dict[str, View] = {
@@ -21,4 +22,5 @@ VIEWS: dict[str, View] = {
     "confirm": detail.confirm,
     "act": detail.act,
     **NETWORK_VIEWS,
+    **ADMIN_VIEWS,
 }

@@ -1,0 +1,106 @@
+"""Admin → Flavors: list, create, delete (confirmed), a private flavor's project access."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from werkzeug.wrappers import Response
+
+from saphira.dashboard import cloud_admin, cloud_identity
+from saphira.dashboard.app import Ctx, redirect
+from saphira.dashboard.cloud_admin import FlavorRequest
+from saphira.dashboard.errors import PageError
+from saphira.dashboard.views.admin_common import FormError, admin, number, refused, required
+
+HOME = "/admin/flavors"
+DELETE_WARNING = (
+    "Deleting a flavor does not touch the instances already running with it, but no "
+    "new instance can be launched or resized to it."
+)
+
+
+@admin
+def listing(ctx: Ctx) -> Response:
+    conn = ctx.app.connections.get(ctx.live.login)
+    return ctx.page("admin_flavors.html", flavors=cloud_admin.flavors(conn))
+
+
+@admin
+def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
+    chosen = ctx.request.form if ctx.request.method == "POST" else None
+    return ctx.page("admin_flavor_form.html", status, message=message, chosen=chosen)
+
+
+def _request(ctx: Ctx) -> FlavorRequest:
+    f = ctx.request.form
+    return FlavorRequest(
+        name=required(f, "name", "a name"),
+        vcpus=number(f, "vcpus", "vCPUs", 1),
+        ram=number(f, "ram", "RAM (MiB)", 1),
+        disk=number(f, "disk", "Root disk (GiB)"),
+        ephemeral=number(f, "ephemeral", "Ephemeral disk (GiB)"),
+        swap=number(f, "swap", "Swap (MiB)"),
+        public=f.get("public") == "yes",
+    )
+
+
+@admin
+def create(ctx: Ctx) -> Response:
+    try:
+        request = _request(ctx)
+    except FormError as error:
+        return form(ctx, str(error), 400)
+    conn = ctx.app.connections.get(ctx.live.login)
+    problem = refused(partial(cloud_admin.create_flavor, conn, request))
+    if problem is not None:
+        return form(ctx, problem.message, problem.status)
+    return redirect(HOME)
+
+
+@admin
+def confirm(ctx: Ctx) -> Response:
+    conn = ctx.app.connections.get(ctx.live.login)
+    found = cloud_admin.flavor(conn, ctx.args["flavor_id"])
+    return ctx.page("admin_flavor_confirm.html", flavor=found, warning=DELETE_WARNING)
+
+
+@admin
+def delete(ctx: Ctx) -> Response:
+    flavor_id = ctx.args["flavor_id"]
+    if ctx.request.form.get("confirmed") != "yes":
+        return redirect(f"{HOME}/{flavor_id}/delete")
+    cloud_admin.delete_flavor(ctx.app.connections.get(ctx.live.login), flavor_id)
+    return redirect(HOME)
+
+
+@admin
+def access(ctx: Ctx, message: str = "", status: int = 200) -> Response:
+    conn = ctx.app.connections.get(ctx.live.login)
+    found, projects = ctx.app.calls.gather(
+        partial(cloud_admin.flavor, conn, ctx.args["flavor_id"]),
+        partial(cloud_identity.projects, conn),
+    )
+    shared = cloud_admin.flavor_projects(conn, found.id) if not found.public else []
+    names = {p.id: p.name for p in projects}
+    return ctx.page(
+        "admin_flavor_access.html", status, flavor=found, message=message,
+        shared=[(p, names.get(p, p)) for p in shared],
+        others=[p for p in projects if p.id not in set(shared)],
+    )  # fmt: skip
+
+
+@admin
+def change_access(ctx: Ctx) -> Response:
+    flavor_id = ctx.args["flavor_id"]
+    f = ctx.request.form
+    change, project_id = f.get("change", ""), f.get("project_id", "")
+    if change not in ("add", "remove"):
+        raise PageError(400, "Choose to add or remove a project.")
+    if not project_id:
+        return access(ctx, "Choose a project.", 400)
+    conn = ctx.app.connections.get(ctx.live.login)
+    grant = partial(cloud_admin.flavor_access, conn, flavor_id, project_id, grant=change == "add")
+    problem = refused(grant)
+    if problem is not None:
+        return access(ctx, problem.message, problem.status)
+    return redirect(f"{HOME}/{flavor_id}/access")
