@@ -1,7 +1,7 @@
 """The Admin group in Debian's headless Chromium against a real `saphira up` (fake
 driver): an admin logs in, follows the Admin navigation to Hypervisors, and the
 usage charts are drawn, each bar as long as its share of the host's capacity and in
-the page's colours; a screenshot of each page is kept under the test's tmp dir."""
+the page's colours; a screenshot of each admin page is kept under the test's tmp dir."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 import yaml
 from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.browser import NoVncPage, chrome
 from tests.functional.clients import sdk
@@ -19,6 +21,7 @@ from tests.functional.cloud import Cloud
 from tests.functional.dashboard_world import World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
+TIMEOUT = 30.0
 ACCENT = "rgb(11, 92, 173)"  # dashboard.css's --accent, the used part of a bar
 
 # Each chart as the browser laid it out: its resource, the share it says, the drawn
@@ -66,10 +69,9 @@ def _walk(browser: NoVncPage, world: World, password: str, shots: Path) -> None:
     driver.find_element(By.ID, "username").send_keys("admin")
     driver.find_element(By.ID, "password").send_keys(password)
     driver.find_element(By.ID, "login").click()
-    nav = driver.find_element(By.CSS_SELECTOR, "nav[aria-label='Admin']")
+    _shown(driver, "instances")
     browser.screenshot(shots / "01-instances-with-admin-nav.png")
-    nav.find_element(By.LINK_TEXT, "Hypervisors").click()
-    driver.find_element(By.ID, "hypervisors")
+    _follow(driver, "Hypervisors", "hypervisors")
     browser.screenshot(shots / "02-hypervisors.png")
     charts = {c[0]: c[1:] for c in driver.execute_script(_CHARTS)}
     assert set(charts) == {"VCPU", "MEMORY_MB", "DISK_GB"}, charts
@@ -81,4 +83,20 @@ def _walk(browser: NoVncPage, world: World, password: str, shots: Path) -> None:
     svgs = driver.find_elements(By.CSS_SELECTOR, "#hypervisors svg[role='img']")
     said = [str(svg.get_attribute("aria-label")).split(" ", 1)[1] for svg in svgs]
     assert said == ["vCPUs: 25 percent used", "RAM: 52 percent used", "Disk: 50 percent used"]
-    assert len(list(shots.glob("*.png"))) == 2
+    pages = (("Flavors", "flavors"), ("Compute services", "services"), ("Network agents",
+             "agents"), ("Projects", "projects"), ("Users", "users"))  # fmt: skip
+    for n, (link, table) in enumerate(pages, start=3):  # the other admin pages, as artefacts
+        _follow(driver, link, table)
+        browser.screenshot(shots / f"{n:02d}-{table}.png")
+    assert len(list(shots.glob("*.png"))) == 7
+
+
+def _shown(driver: WebDriver, element_id: str) -> None:
+    WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_elements(By.ID, element_id))
+
+
+def _follow(driver: WebDriver, link: str, table: str) -> None:
+    """The Admin navigation's ``link`` clicked, until the page's ``table`` is there."""
+    nav = driver.find_element(By.CSS_SELECTOR, "nav[aria-label='Admin']")
+    nav.find_element(By.LINK_TEXT, link).click()
+    _shown(driver, table)
