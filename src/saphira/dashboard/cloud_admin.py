@@ -59,6 +59,11 @@ class ServiceRow:
     def enabled(self) -> bool:
         return self.status == "enabled"
 
+    @property
+    def changeable(self) -> bool:
+        """Nova updates only its compute services (2.53: a 400 for the others)."""
+        return self.binary.endswith("-compute")
+
 
 @dataclass(frozen=True)
 class BridgeMapping:

@@ -103,6 +103,9 @@ def test_a_service_row_knows_whether_the_cloud_serves_forced_down() -> None:
     }  # fmt: skip
     old = cloud_admin.service_row(Service(**body))
     assert (old.enabled, old.disabled_reason, old.forced_down) == (False, "maintenance", None)
+    assert (
+        old.changeable and not cloud_admin.service_row(Service(binary="nova-scheduler")).changeable
+    )
     assert cloud_admin.service_row(Service(**body, forced_down=True)).forced_down is True
 
 

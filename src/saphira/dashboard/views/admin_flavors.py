@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from functools import partial
 
+from openstack import exceptions as sdk
 from werkzeug.wrappers import Response
 
 from saphira.dashboard import cloud_admin, cloud_identity
 from saphira.dashboard.app import Ctx, redirect
+from saphira.dashboard.cloud import Conn
 from saphira.dashboard.cloud_admin import FlavorRequest
 from saphira.dashboard.errors import PageError
 from saphira.dashboard.views.admin_common import FormError, admin, number, refused, required
@@ -73,14 +75,23 @@ def delete(ctx: Ctx) -> Response:
     return redirect(HOME)
 
 
+def _shared(conn: Conn, flavor_id: str) -> list[str]:
+    """The projects a private flavor is shared with; none for a public one (whose
+    access list the API answers with a 404; a missing flavor is the flavor call's)."""
+    try:
+        return cloud_admin.flavor_projects(conn, flavor_id)
+    except sdk.NotFoundException:
+        return []
+
+
 @admin
 def access(ctx: Ctx, message: str = "", status: int = 200) -> Response:
     conn = ctx.app.connections.get(ctx.live.login)
-    found, projects = ctx.app.calls.gather(
-        partial(cloud_admin.flavor, conn, ctx.args["flavor_id"]),
+    flavor_id = ctx.args["flavor_id"]
+    found, shared, projects = ctx.app.calls.gather(
+        partial(cloud_admin.flavor, conn, flavor_id), partial(_shared, conn, flavor_id),
         partial(cloud_identity.projects, conn),
-    )
-    shared = cloud_admin.flavor_projects(conn, found.id) if not found.public else []
+    )  # fmt: skip
     names = {p.id: p.name for p in projects}
     return ctx.page(
         "admin_flavor_access.html", status, flavor=found, message=message,
