@@ -260,6 +260,9 @@ def test_create_a_project_and_a_user_give_and_take_away_a_role(
     assert differ.status_code == 400 and "The two passwords differ." in differ.text
     assert "a-long-secret" not in differ.text  # a password is never sent back
     assert admin.post("/admin/users", form).status_code == 303
+    half = admin.post("/admin/users", {**form, "name": "dash-half", "role_id": "no-such-role"})
+    assert half.status_code == 404 and "The user dash-half was created, but the role" in half.text
+    assert conn.identity.find_user("dash-half") is not None
     user = conn.identity.find_user("dash-person")
     assert user.default_project_id == project.id
     assert "dash-made" in _row(admin.get("/admin/users").text, f"user-{user.id}")

@@ -7,7 +7,7 @@ sent through the proxy and their answer checked here (openstacksdk's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from openstack import exceptions as sdk
@@ -61,10 +61,10 @@ class Member:
 @dataclass(frozen=True)
 class UserRequest:
     name: str
-    password: str
-    email: str
-    project_id: str  # the default project; "" for none
-    role_id: str  # a role given in it at once; "" for none
+    password: str = field(repr=False)  # never in a log line
+    email: str = ""
+    project_id: str = ""  # the default project; "" for none
+    role_id: str = ""  # a role given in it at once (by the view); "" for none
 
 
 def _project(p: Project) -> ProjectRow:
@@ -105,10 +105,7 @@ def create_user(conn: Conn, request: UserRequest, domain_id: str) -> str:
         attrs["email"] = request.email
     if request.project_id:
         attrs["default_project_id"] = request.project_id
-    made = str(_identity(conn).create_user(**attrs).id)
-    if request.project_id and request.role_id:
-        grant(conn, request.project_id, made, request.role_id, give=True)
-    return made
+    return str(_identity(conn).create_user(**attrs).id)
 
 
 def roles(conn: Conn) -> list[RoleRow]:

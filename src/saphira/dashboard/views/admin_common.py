@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import wraps
-from typing import Concatenate, ParamSpec
+from typing import Concatenate, ParamSpec, TypeVar
 
 from werkzeug.wrappers import Response
 
@@ -18,6 +18,7 @@ from saphira.dashboard.app import Ctx
 from saphira.dashboard.errors import PageError, Problem, explain
 
 P = ParamSpec("P")
+T = TypeVar("T")
 NOT_ADMIN = "This page is for administrators: you have no admin role in this project."
 
 
@@ -56,15 +57,14 @@ def required(form: Mapping[str, str], field: str, label: str) -> str:
     return value
 
 
-def refused(call: Callable[[], object]) -> Problem | None:
-    """Runs an API call; the API's refusal in plain words (None when it succeeded).
+def attempt(call: Callable[[], T]) -> T | Problem:
+    """The API call's result, or its refusal in plain words for the form to say.
 
     An expired session and a bug are not a form's business: they propagate."""
     try:
-        call()
+        return call()
     except Exception as error:
         problem = explain(error)
         if problem is None or problem.needs_login:
             raise
         return problem
-    return None

@@ -11,8 +11,8 @@ from saphira.dashboard import cloud_admin, cloud_identity
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.cloud import Conn
 from saphira.dashboard.cloud_admin import FlavorRequest
-from saphira.dashboard.errors import PageError
-from saphira.dashboard.views.admin_common import FormError, admin, number, refused, required
+from saphira.dashboard.errors import PageError, Problem
+from saphira.dashboard.views.admin_common import FormError, admin, attempt, number, required
 
 HOME = "/admin/flavors"
 DELETE_WARNING = (
@@ -53,9 +53,9 @@ def create(ctx: Ctx) -> Response:
     except FormError as error:
         return form(ctx, str(error), 400)
     conn = ctx.app.connections.get(ctx.live.login)
-    problem = refused(partial(cloud_admin.create_flavor, conn, request))
-    if problem is not None:
-        return form(ctx, problem.message, problem.status)
+    made = attempt(partial(cloud_admin.create_flavor, conn, request))
+    if isinstance(made, Problem):
+        return form(ctx, made.message, made.status)
     return redirect(HOME)
 
 
@@ -111,7 +111,7 @@ def change_access(ctx: Ctx) -> Response:
         return access(ctx, "Choose a project.", 400)
     conn = ctx.app.connections.get(ctx.live.login)
     grant = partial(cloud_admin.flavor_access, conn, flavor_id, project_id, grant=change == "add")
-    problem = refused(grant)
-    if problem is not None:
+    problem = attempt(grant)
+    if isinstance(problem, Problem):
         return access(ctx, problem.message, problem.status)
     return redirect(f"{HOME}/{flavor_id}/access")

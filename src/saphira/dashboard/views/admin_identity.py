@@ -10,9 +10,9 @@ from werkzeug.wrappers import Response
 from saphira.dashboard import cloud_identity
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.cloud_identity import UserRequest
-from saphira.dashboard.errors import PageError
+from saphira.dashboard.errors import PageError, Problem
 from saphira.dashboard.keystone import DOMAIN
-from saphira.dashboard.views.admin_common import FormError, admin, refused, required
+from saphira.dashboard.views.admin_common import FormError, admin, attempt, required
 
 PROJECTS, USERS = "/admin/projects", "/admin/users"
 DOMAIN_ID = "default"  # the Default domain's id, where the dashboard's logins live
@@ -35,9 +35,9 @@ def create_project(ctx: Ctx) -> Response:
         return projects(ctx, str(error), 400)
     description = ctx.request.form.get("description", "").strip()
     conn = ctx.app.connections.get(ctx.live.login)
-    problem = refused(partial(cloud_identity.create_project, conn, name, description, DOMAIN_ID))
-    if problem is not None:
-        return projects(ctx, problem.message, problem.status)
+    made = attempt(partial(cloud_identity.create_project, conn, name, description, DOMAIN_ID))
+    if isinstance(made, Problem):
+        return projects(ctx, made.message, made.status)
     return redirect(PROJECTS)
 
 
@@ -65,8 +65,8 @@ def change_roles(ctx: Ctx) -> Response:
     project_id = ctx.args["project_id"]
     conn = ctx.app.connections.get(ctx.live.login)
     give = change == "grant"
-    problem = refused(partial(cloud_identity.grant, conn, project_id, user_id, role_id, give=give))
-    if problem is not None:
+    problem = attempt(partial(cloud_identity.grant, conn, project_id, user_id, role_id, give=give))
+    if isinstance(problem, Problem):
         return project(ctx, problem.message, problem.status)
     return redirect(f"{PROJECTS}/{project_id}")
 
@@ -105,7 +105,13 @@ def create_user(ctx: Ctx) -> Response:
     except FormError as error:
         return users(ctx, str(error), 400)
     conn = ctx.app.connections.get(ctx.live.login)
-    problem = refused(partial(cloud_identity.create_user, conn, request, DOMAIN_ID))
-    if problem is not None:
-        return users(ctx, problem.message, problem.status)
+    made = attempt(partial(cloud_identity.create_user, conn, request, DOMAIN_ID))
+    if isinstance(made, Problem):
+        return users(ctx, made.message, made.status)
+    if request.role_id:
+        given = attempt(partial(cloud_identity.grant, conn, request.project_id, made,
+                                request.role_id, give=True))  # fmt: skip
+        if isinstance(given, Problem):
+            said = f"The user {request.name} was created, but the role was not given: "
+            return users(ctx, said + given.message, given.status)
     return redirect(USERS)
