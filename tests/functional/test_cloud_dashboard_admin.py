@@ -164,7 +164,9 @@ def test_the_hypervisor_is_up_with_its_usage_from_placement(
 ) -> None:
     _active(cloud, world, "dash-usage")  # 1 vCPU, 64 MiB, 1 GiB on the only host
     (hypervisor,) = conn.compute.hypervisors(details=True)
-    row = _row(admin.get("/admin/hypervisors").text, f"hypervisor-{hypervisor.id}")
+    page = admin.get("/admin/hypervisors").text
+    row = _row(page, f"hypervisor-{hypervisor.id}")
+    summary = page[page.index('id="summary"') : page.index('id="hypervisors"')]
     assert 'data-state="up"' in row and 'data-status="enabled"' in row
     assert hypervisor.name in row and f"<td>{hypervisor.host_ip or '—'}</td>" in row
     assert "from placement" in row  # the compute API serves 2.88: no usage of its own
@@ -174,6 +176,7 @@ def test_the_hypervisor_is_up_with_its_usage_from_placement(
     for resource in ("VCPU", "MEMORY_MB", "DISK_GB"):
         used, capacity = _usage(row, resource)
         assert used == usages.get(resource, 0) and capacity > 0, resource
+        assert _usage(summary, resource) == (used, capacity)  # the only host: the same
     consumers = len(list(conn.placement.resource_provider_allocations(provider)))
     assert consumers >= 1 and f'<td class="vms">{consumers}</td>' in row
 

@@ -27,7 +27,7 @@ ACCENT = "rgb(11, 92, 173)"  # dashboard.css's --accent, the used part of a bar
 # Each chart as the browser laid it out: its resource, the share it says, the drawn
 # width of its used bar over its track's, and the used bar's fill.
 _CHARTS = """
-return Array.from(document.querySelectorAll('#hypervisors figure.usage')).map((f) => {
+return Array.from(document.querySelectorAll(arguments[0] + ' figure.usage')).map((f) => {
   const track = f.querySelector('rect.track').getBoundingClientRect();
   const used = f.querySelector('rect.used');
   return [f.dataset.resource, Number(f.dataset.used), Number(f.dataset.capacity),
@@ -73,13 +73,14 @@ def _walk(browser: NoVncPage, world: World, password: str, shots: Path) -> None:
     browser.screenshot(shots / "01-instances-with-admin-nav.png")
     _follow(driver, "Hypervisors", "hypervisors")
     browser.screenshot(shots / "02-hypervisors.png")
-    charts = {c[0]: c[1:] for c in driver.execute_script(_CHARTS)}
-    assert set(charts) == {"VCPU", "MEMORY_MB", "DISK_GB"}, charts
-    assert charts["VCPU"][:2] == [8, 32] and charts["DISK_GB"][:2] == [100, 200]
-    for resource, (used, capacity, track, bar, fill) in charts.items():
-        assert track > 100, resource  # laid out across the cell, not collapsed
-        assert abs(bar / track - used / capacity) < 0.02, (resource, bar, track)
-        assert fill == ACCENT, (resource, fill)
+    for where in ("#hypervisors", "#summary"):  # the host's row, and all hosts added up
+        charts = {c[0]: c[1:] for c in driver.execute_script(_CHARTS, where)}
+        assert set(charts) == {"VCPU", "MEMORY_MB", "DISK_GB"}, (where, charts)
+        assert charts["VCPU"][:2] == [8, 32] and charts["DISK_GB"][:2] == [100, 200]
+        for resource, (used, capacity, track, bar, fill) in charts.items():
+            assert track > 100, (where, resource)  # laid out across its box, not collapsed
+            assert abs(bar / track - used / capacity) < 0.02, (where, resource, bar, track)
+            assert fill == ACCENT, (where, resource, fill)
     svgs = driver.find_elements(By.CSS_SELECTOR, "#hypervisors svg[role='img']")
     said = [str(svg.get_attribute("aria-label")).split(" ", 1)[1] for svg in svgs]
     assert said == ["vCPUs: 25 percent used", "RAM: 52 percent used", "Disk: 50 percent used"]

@@ -182,3 +182,14 @@ def rows(found: Iterable[Hypervisor], placed: Iterable[ProviderUsage]) -> list[H
         by_key.setdefault(f"name:{p.name}", p)
     made = [_row(h, by_key.get(str(h.id)) or by_key.get(f"name:{h.name}")) for h in found]
     return sorted(made, key=lambda r: r.name)
+
+
+def summary(hosts: Iterable[HypervisorRow]) -> tuple[Usage, ...]:
+    """Every host's figures added up, resource by resource (Horizon's summary charts)."""
+    found = [u for h in hosts for u in h.usages]
+    return tuple(
+        Usage(resource, label, sum(u.used for u in mine), sum(u.capacity for u in mine),
+              sum(u.total for u in mine), 1.0, unit)
+        for resource, label, unit in RESOURCES
+        if (mine := [u for u in found if u.resource == resource])
+    )  # fmt: skip

@@ -58,6 +58,17 @@ def test_after_2_88_the_usage_comes_from_the_provider_of_the_same_id() -> None:
     assert a.usages == figures and b.usages == figures[:1] and b.running_vms == 5
 
 
+def test_the_summary_adds_every_host_up_resource_by_resource() -> None:
+    one = cloud_hosts.usages(INVENTORIES, {"VCPU": 3, "DISK_GB": 10})
+    two = cloud_hosts.usages({"VCPU": INVENTORIES["VCPU"]}, {"VCPU": 5})
+    found = [_after_288("a", "a"), _after_288("b", "b"), _after_288("c", "c")]
+    placed = [ProviderUsage("a", "a", one, 1), ProviderUsage("b", "b", two, 1)]
+    vcpu, ram, disk = cloud_hosts.summary(cloud_hosts.rows(found, placed))  # c: no figures
+    assert (vcpu.used, vcpu.capacity, vcpu.total) == (8, 64, 16)
+    assert (ram.used, ram.capacity) == (0, 3584) and (disk.used, disk.capacity) == (10, 100)
+    assert cloud_hosts.summary([]) == ()
+
+
 def test_without_a_provider_the_page_says_it_does_not_know() -> None:
     (row,) = cloud_hosts.rows([_after_288("uuid-a", "node-a")], [])
     assert (row.usages, row.running_vms, row.source) == ((), None, "")

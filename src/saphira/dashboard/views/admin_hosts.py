@@ -43,7 +43,8 @@ def hypervisors(ctx: Ctx) -> Response:
         mine = [p for p in providers if str(p.id) in wanted or str(p.name) in wanted]
         placed = ctx.app.calls.each(partial(cloud_hosts.provider_usage, conn), mine)
     rows = cloud_hosts.rows(found, placed)
-    return ctx.page("admin_hypervisors.html", hypervisors=rows, note=note)
+    total = cloud_hosts.summary(rows)
+    return ctx.page("admin_hypervisors.html", hypervisors=rows, summary=total, note=note)
 
 
 @admin
