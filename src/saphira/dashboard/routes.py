@@ -33,6 +33,7 @@ def routes() -> list[Rule]:
         Rule("/static/<path:name>", endpoint="static", methods=_GET),
         *_network_routes(),
         *admin_routes(),
+        *project_routes(),
     ]
 
 
@@ -85,6 +86,32 @@ def admin_routes() -> list[Rule]:
         Rule(f"{_A}/projects/<project_id>/roles", endpoint="admin_project_roles", methods=_POST),
         Rule(f"{_A}/users", endpoint="admin_users", methods=_GET),
         Rule(f"{_A}/users", endpoint="admin_user_create", methods=_POST),
+    ]
+
+
+# Images, Key pairs and Overview (issue 14's second part).
+_IM, _KP = "/project/images", "/project/key_pairs"
+
+
+def project_routes() -> list[Rule]:
+    return [
+        Rule("/project/overview", endpoint="overview", methods=_GET),
+        Rule(_IM, endpoint="images", methods=_GET),
+        Rule(f"{_IM}/create", endpoint="image_upload_form", methods=_GET),
+        Rule(f"{_IM}/create", endpoint="image_upload", methods=_POST),
+        Rule(f"{_IM}/<image_id>", endpoint="image", methods=_GET),
+        Rule(f"{_IM}/<image_id>/progress", endpoint="image_progress", methods=_GET),
+        Rule(f"{_IM}/<image_id>/delete", endpoint="image_confirm", methods=_GET),
+        Rule(f"{_IM}/<image_id>/delete", endpoint="image_delete", methods=_POST),
+        Rule(_KP, endpoint="keypairs", methods=_GET),
+        Rule(f"{_KP}/create", endpoint="keypair_create_form", methods=_GET),
+        Rule(f"{_KP}/create", endpoint="keypair_create", methods=_POST),
+        Rule(f"{_KP}/import", endpoint="keypair_import_form", methods=_GET),
+        Rule(f"{_KP}/import", endpoint="keypair_import", methods=_POST),
+        Rule(f"{_KP}/<name>/created", endpoint="keypair_created", methods=_GET),
+        Rule(f"{_KP}/<name>/download", endpoint="keypair_download", methods=_POST),
+        Rule(f"{_KP}/<name>/delete", endpoint="keypair_confirm", methods=_GET),
+        Rule(f"{_KP}/<name>/delete", endpoint="keypair_delete", methods=_POST),
     ]
 
 

@@ -27,6 +27,7 @@ CSRF = "session + CSRF"  # a POST: without the session's token, 403
 _I = "/project/instances"
 _N, _G = "/project/networks", "/project/security_groups"
 _SUB, _RULE = f"{_N}/<network_id>/subnets", f"{_G}/<group_id>/rules"
+_IM, _KP = "/project/images", "/project/key_pairs"
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/"): SESSION,
     ("GET", "/auth/login"): PUBLIC,
@@ -90,6 +91,24 @@ ACCESS: dict[tuple[str, str], str] = {
     ("POST", "/admin/projects/<project_id>/roles"): CSRF,
     ("GET", "/admin/users"): SESSION,
     ("POST", "/admin/users"): CSRF,
+    # Images, Key pairs and Overview
+    ("GET", "/project/overview"): SESSION,
+    ("GET", _IM): SESSION,
+    ("GET", f"{_IM}/create"): SESSION,
+    ("POST", f"{_IM}/create"): CSRF,
+    ("GET", f"{_IM}/<image_id>"): SESSION,
+    ("GET", f"{_IM}/<image_id>/progress"): SESSION,
+    ("GET", f"{_IM}/<image_id>/delete"): SESSION,
+    ("POST", f"{_IM}/<image_id>/delete"): CSRF,
+    ("GET", _KP): SESSION,
+    ("GET", f"{_KP}/create"): SESSION,
+    ("POST", f"{_KP}/create"): CSRF,
+    ("GET", f"{_KP}/import"): SESSION,
+    ("POST", f"{_KP}/import"): CSRF,
+    ("GET", f"{_KP}/<name>/created"): SESSION,
+    ("POST", f"{_KP}/<name>/download"): CSRF,
+    ("GET", f"{_KP}/<name>/delete"): SESSION,
+    ("POST", f"{_KP}/<name>/delete"): CSRF,
 }
 
 

@@ -6,6 +6,7 @@ from saphira.dashboard.app import View
 from saphira.dashboard.views import auth, detail, instances, launch
 from saphira.dashboard.views.admin_table import ADMIN_VIEWS
 from saphira.dashboard.views.network_table import NETWORK_VIEWS
+from saphira.dashboard.views.project import PROJECT_VIEWS
 
 VIEWS: dict[str, View] = {
     "home": auth.home,
@@ -23,4 +24,5 @@ VIEWS: dict[str, View] = {
     "act": detail.act,
     **NETWORK_VIEWS,
     **ADMIN_VIEWS,
+    **PROJECT_VIEWS,  # Images, Key pairs and Overview
 }
