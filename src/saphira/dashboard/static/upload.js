@@ -59,7 +59,9 @@
     }
     refused.textContent = "";
     problem("");
-    byId("upload-progress").hidden = false;
+    const section = byId("upload-progress");
+    section.hidden = false;
+    section.scrollIntoView({ block: "start" });
     submit.disabled = true;
     const xhr = new XMLHttpRequest();
     xhr.open("POST", form.action);
