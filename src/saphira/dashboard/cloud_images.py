@@ -16,7 +16,7 @@ from openstack.image.v2.image import Image
 from saphira.dashboard.cloud import Conn
 
 CONTAINER_FORMAT = "bare"
-SETTLED = frozenset({"active", "killed", "deactivated", "deleted"})
+ANSWER_TIMEOUT = 600.0  # seconds the image service may take to answer a whole upload
 
 
 @dataclass(frozen=True)
@@ -109,10 +109,17 @@ def create(conn: Conn, new: NewImage) -> str:
 
 
 def upload(conn: Conn, image_id: str, data: Readable, size: int) -> None:
-    """PUT /v2/images/<id>/file, streamed from ``data`` (read in the HTTP client's blocks)."""
-    target = Image.existing(id=image_id)
-    target.data = data
-    sdk.raise_from_response(target.upload(conn.image, size=size))
+    """PUT /v2/images/<id>/file, streamed from ``data`` (read in the HTTP client's blocks).
+
+    The image service answers once the data is on disk and inspected, which for
+    gigabytes takes longer than a page's API timeout: the wait for that answer has
+    ``ANSWER_TIMEOUT`` seconds (connecting and sending keep the session's own).
+    """
+    headers = {"Content-Type": "application/octet-stream", "X-OpenStack-Image-Size": str(size)}
+    connect = conn.session.timeout or ANSWER_TIMEOUT
+    answer = conn.image.put(f"/images/{image_id}/file", data=data, headers=headers,
+                            timeout=(connect, ANSWER_TIMEOUT))  # fmt: skip
+    sdk.raise_from_response(answer)
 
 
 def status(conn: Conn, image_id: str) -> str:
