@@ -1,7 +1,7 @@
 """Create Image in Debian's headless Chromium against a real `saphira up`: the file
-chosen in the form, its disk format left to detection, both progress bars run to
-their end and the image turns active on the page, then shows Active in the list;
-a screenshot of each page is kept under the test's tmp dir."""
+chosen in the form, its disk format guessed on the page and left to detection, both
+progress bars run to their end and the image turns active on the page, then shows
+Active in the list; a screenshot of each page is kept under the test's tmp dir."""
 
 from __future__ import annotations
 
@@ -65,6 +65,9 @@ def test_an_upload_shows_its_progress_to_the_end_and_the_image_active(
     driver.find_element(By.ID, "create-image").click()
     driver.find_element(By.ID, "name").send_keys(NAME)
     driver.find_element(By.ID, "file").send_keys(str(disk))
+    detect = driver.find_element(By.CSS_SELECTOR, "#disk_format option[value='']")
+    _until(lambda: "QCOW2" in detect.text, "the format guessed from the chosen file")
+    assert driver.find_element(By.ID, "disk_format").get_attribute("value") == ""  # left to detect
     browser.screenshot(tmp_path / "01-create-image.png")
     driver.find_element(By.ID, "submit").click()
 

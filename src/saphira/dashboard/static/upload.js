@@ -15,6 +15,47 @@
     return value.toFixed(1) + " " + UNITS[unit];
   }
 
+  // The signatures image_formats.py looks for (Glance's format inspector's), read
+  // from the chosen file before it is sent, so the person sees the guess and can
+  // choose otherwise; the dashboard detects again from what it receives.
+  const AT_START = [["QFI\xfb", "qcow2"], ["KDMV", "vmdk"], ["vhdxfile", "vhdx"], ["conectix", "vhd"]];
+
+  function has(bytes, offset, text) {
+    if (bytes.length < offset + text.length) { return false; }
+    for (let i = 0; i < text.length; i += 1) {
+      if (bytes[offset + i] !== text.charCodeAt(i)) { return false; }
+    }
+    return true;
+  }
+
+  function detect(head, tail) {
+    for (const [magic, name] of AT_START) { if (has(head, 0, magic)) { return name; } }
+    if (head.length >= 0x44 && new DataView(head.buffer).getUint32(0x40, true) === 0xbeda107f) {
+      return "vdi";
+    }
+    if ([0x8001, 0x8801, 0x9001].some((at) => has(head, at, "CD001"))) { return "iso"; }
+    if (tail.length >= 512 && has(tail, tail.length - 512, "conectix")) { return "vhd"; }
+    return "raw";
+  }
+
+  async function guess(file) {
+    const head = new Uint8Array(await file.slice(0, 65536).arrayBuffer());
+    const tail = new Uint8Array(await file.slice(Math.max(0, file.size - 512)).arrayBuffer());
+    return detect(head, tail);
+  }
+
+  function watchFile(form) {
+    const option = form.elements.disk_format.querySelector("option[value='']");
+    form.elements.file.addEventListener("change", () => {
+      const file = form.elements.file.files[0];
+      option.textContent = "Detect from the file";
+      if (!file || !file.slice) { return; }
+      guess(file).then((name) => {
+        option.textContent = "Detect from the file (it looks like " + name.toUpperCase() + ")";
+      }).catch(() => {});
+    });
+  }
+
   function percent(done, total) { return total > 0 ? Math.floor((100 * done) / total) : 100; }
 
   function byId(id) { return document.getElementById(id); }
@@ -94,6 +135,7 @@
     const form = byId("upload-form");
     if (form && window.FormData && window.EventSource) {
       form.addEventListener("submit", (event) => { event.preventDefault(); send(form); });
+      watchFile(form);
     }
     const steps = document.querySelector("[data-progress]");
     if (steps && window.EventSource) { follow(steps.dataset.progress, "", () => {}); }
