@@ -104,6 +104,8 @@ def test_a_format_the_data_is_not_is_refused_and_the_image_removed(
     assert events[-1]["phase"] == "failed"
     assert "qcow2" in str(events[-1]["message"]) and "removed" in str(events[-1]["message"])
     assert made["image"] not in {i.id for i in sdk(cloud.clouds_yaml, "demo").image.images()}
+    gone = demo.get(made["detail"])  # where the form without script lands: why, in words
+    assert gone.status_code == 404 and "The image was removed." in gone.text
 
 
 def test_a_form_upload_without_script_lands_on_the_image_page(demo: Visitor) -> None:
@@ -117,6 +119,9 @@ def test_a_form_upload_without_script_lands_on_the_image_page(demo: Visitor) -> 
     empty = demo.http.post(url, data={**form, "name": "dash-empty"},
                            files={"file": ("e.img", b"")}, timeout=TIMEOUT)  # fmt: skip
     assert empty.status_code == 400 and "The file is empty." in empty.text
+    unnamed = demo.http.post(url, data={**form, "name": " "}, files={"file": ("n.img", b"1")},
+                             headers={"Accept": "application/json"}, timeout=TIMEOUT)  # fmt: skip
+    assert unnamed.status_code == 400 and unnamed.json() == {"error": "Give the image a name."}
 
 
 def test_a_body_over_the_cap_is_refused_before_it_is_read(demo: Visitor) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from openstack import exceptions as sdk
 from werkzeug.wrappers import Response
 
 from saphira.dashboard import cloud_images
@@ -31,8 +32,13 @@ def listing(ctx: Ctx) -> Response:
 
 
 def show(ctx: Ctx) -> Response:
-    image = _image(ctx)
-    upload = ctx.app.uploads.get(ctx.live.id, image.id)
+    upload = ctx.app.uploads.get(ctx.live.id, ctx.args["image_id"])
+    try:
+        image = _image(ctx)
+    except sdk.NotFoundException:
+        if upload is None or not upload.progress.message:
+            raise
+        raise PageError(404, upload.progress.message) from None  # this session's failed upload
     return ctx.page("image.html", image=image, upload=upload.progress if upload else None)
 
 
