@@ -142,11 +142,13 @@ class Uploads:
             return self._table.get((owner, image_id))
 
     def close(self, wait: float = 5.0) -> None:
+        """Break every upload off; wait at most ``wait`` seconds in all for their threads."""
         self._stop.set()
         with self._lock:
             threads = list(self._threads)
+        deadline = time.monotonic() + wait
         for thread in threads:
-            thread.join(wait)
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _prune(self) -> None:
         old = [k for k, u in self._table.items()
