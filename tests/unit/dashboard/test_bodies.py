@@ -3,7 +3,6 @@ view: an upload's limit is [dashboard] upload_size_cap, every other form's 1 MiB
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from io import BytesIO
 
@@ -13,7 +12,7 @@ from saphira import conf as saphira_conf
 from saphira.dashboard.app import Dashboard
 from saphira.dashboard.bodies import FIELDS_ROOM, FORM_LIMIT
 from saphira.dashboard.views import VIEWS
-from tests.unit.dashboard.fakes import FakeKeystone
+from tests.unit.dashboard.fakes import FakeKeystone, log_in
 from tests.wsgi import Client
 
 CAP = 100_000
@@ -26,11 +25,7 @@ def client() -> Iterator[Client]:
     app = Dashboard(conf, VIEWS)
     app.keystone = FakeKeystone()
     client = Client(app)
-    form = client.get("/auth/login")
-    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text)
-    assert token is not None
-    data = {"csrf_token": token[1], "username": "alice", "password": "alice-pw"}
-    assert client.post("/auth/login", data=data).status_code == 303
+    log_in(client)
     yield client
     app.close()
 

@@ -7,14 +7,6 @@ from saphira.dashboard.private_keys import PrivateKeys
 PEM = "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_key_is_taken_once_and_only_by_its_session() -> None:
     keys = PrivateKeys()
     keys.hold("s1", "k", PEM)
@@ -33,13 +25,13 @@ def test_the_bytes_held_are_overwritten_when_taken() -> None:
 
 
 def test_an_unclaimed_key_expires_and_a_session_end_drops_its_keys() -> None:
-    clock = Clock()
-    keys = PrivateKeys(keep=60, clock=clock)
+    now = [0.0]
+    keys = PrivateKeys(keep=60, clock=lambda: now[0])
     keys.hold("s1", "old", PEM)
-    clock.now = 30
+    now[0] = 30
     keys.hold("s1", "new", PEM)
     keys.hold("s2", "theirs", PEM)
-    clock.now = 61
+    now[0] = 61
     assert not keys.waiting("s1", "old") and keys.waiting("s1", "new")
     keys.drop("s1")
     assert not keys.waiting("s1", "new") and keys.take("s2", "theirs") == PEM.encode()
