@@ -106,10 +106,11 @@ class Dashboard:
             return self.problem(request, Problem(405, "That page does not take this method."))
         except HTTPException as redirect:  # a trailing-slash redirect
             return redirect.get_response(request.environ)
-        oversized = too_big(request, str(endpoint), self.upload_cap)
+        session = self.sessions.get(request.cookies.get(COOKIE))
+        readable = session is not None or endpoint in PUBLIC  # else refused unread below
+        oversized = too_big(request, str(endpoint), self.upload_cap, readable)
         if oversized is not None:
             return self.problem(request, oversized)
-        session = self.sessions.get(request.cookies.get(COOKIE))
         ctx = Ctx(self, request, session, dict(args))
         refused = self._refused(ctx, str(endpoint))
         if refused is not None:

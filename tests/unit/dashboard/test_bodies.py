@@ -1,10 +1,12 @@
 """A request body over its limit is one plain 413 page, before the CSRF check and any
-view: an upload's limit is [dashboard] upload_size_cap, every other form's 1 MiB."""
+view: an upload's limit is [dashboard] upload_size_cap, every other form's 1 MiB; a
+request without a session is not read at all."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from io import BytesIO
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +16,9 @@ from saphira.dashboard.bodies import FIELDS_ROOM, FORM_LIMIT
 from saphira.dashboard.views import VIEWS
 from tests.unit.dashboard.fakes import FakeKeystone, log_in
 from tests.wsgi import Client
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 CAP = 100_000
 
@@ -45,3 +50,25 @@ def test_an_upload_under_the_cap_reaches_the_csrf_check(client: Client) -> None:
 def test_any_other_form_is_held_to_a_mebibyte(client: Client) -> None:
     answer = client.post("/project/key_pairs/import", data={"public_key": "x" * FORM_LIMIT})
     assert answer.status_code == 413 and "at most 1.0 MiB" in answer.text
+
+
+class Watched(BytesIO):
+    """A request body that notes whether anything read it."""
+
+    touched = False
+
+    def read(self, size: int | None = -1) -> bytes:
+        self.touched = True
+        return super().read(size)
+
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        self.touched = True
+        return super().readinto(buffer)
+
+
+def test_without_a_session_an_upload_is_refused_unread(client: Client) -> None:
+    client.delete_cookie("saphira_session")
+    body = Watched(b"--x\r\n" + bytes(CAP))
+    answer = client.post("/project/images/create", input_stream=body, content_length=CAP,
+                         content_type="multipart/form-data; boundary=x")  # fmt: skip
+    assert answer.status_code == 403 and not body.touched
