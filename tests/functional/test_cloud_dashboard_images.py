@@ -103,6 +103,9 @@ def test_an_upload_is_detected_streamed_and_turns_active(
     assert row is not None and row[1] == "active" and "QCOW2" in row[2] and "Private" in row[2]
     page = demo.get(made["detail"]).text
     assert "Active" in page and "Delete Image" in page
+    steps = re.search(r'<ol class="steps" id="steps"( data-progress="[^"]*")?>', page)
+    assert steps is not None and steps[1] is None  # the upload's steps, ended: nothing to follow
+    assert '<progress id="store-bar" max="100" value="100">' in page
 
 
 def test_a_format_the_data_is_not_is_refused_and_the_image_removed(
