@@ -96,7 +96,8 @@ def _refused(ctx: Ctx, again: FormView, error: Exception) -> Response:
 def created(ctx: Ctx) -> Response:
     name = ctx.args["name"]
     waiting = ctx.app.private_keys.waiting(ctx.live.id, name)
-    return ctx.page("keypair_created.html", key_name=name, waiting=waiting,
+    keep = f"{ctx.app.private_keys.keep / 60:.0f} minutes"
+    return ctx.page("keypair_created.html", key_name=name, waiting=waiting, keep=keep,
                     download=_at(name, "download"))  # fmt: skip
 
 
