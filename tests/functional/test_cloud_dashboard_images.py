@@ -121,7 +121,8 @@ def test_a_format_the_data_is_not_is_refused_and_the_image_removed(
 
 
 def test_a_form_upload_without_script_lands_on_the_image_page(demo: Visitor) -> None:
-    demo.get("/project/images/create")
+    page = demo.get("/project/images/create").text
+    assert 'value="private"' in page and 'value="public"' not in page  # publicize_image: admin
     form = {"csrf_token": demo.token(), "name": "dash-plain", "visibility": "private"}
     url = f"{demo.base}/project/images/create"
     answer = demo.http.post(url, data=form, files={"file": ("x.img", b"\0" * 4096)},
@@ -134,6 +135,10 @@ def test_a_form_upload_without_script_lands_on_the_image_page(demo: Visitor) -> 
     unnamed = demo.http.post(url, data={**form, "name": " "}, files={"file": ("n.img", b"1")},
                              headers={"Accept": "application/json"}, timeout=TIMEOUT)  # fmt: skip
     assert unnamed.status_code == 400 and unnamed.json() == {"error": "Give the image a name."}
+    as_json = {"Accept": "application/json"}
+    public = demo.http.post(url, data={**form, "visibility": "public"}, headers=as_json,
+                            files={"file": ("p.img", b"1")}, timeout=TIMEOUT)  # fmt: skip
+    assert public.status_code == 400 and "visibility" in public.json()["error"]
 
 
 def test_a_body_over_the_cap_is_refused_before_it_is_read(demo: Visitor) -> None:
