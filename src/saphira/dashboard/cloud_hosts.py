@@ -21,6 +21,7 @@ from openstack.compute.v2.hypervisor import Hypervisor
 from openstack.placement.v1.resource_provider import ResourceProvider
 from openstack.warnings import RemovedFieldWarning
 
+from saphira.dashboard import charts
 from saphira.dashboard.cloud import Conn
 
 # (resource class, label, unit); the figures the charts show, in this order.
@@ -40,9 +41,11 @@ class Usage:
     @property
     def percent(self) -> int:
         """Used over capacity, 0 to 100 (an over-committed host shows full)."""
-        if self.capacity <= 0:
-            return 100 if self.used else 0
-        return min(100, round(100 * self.used / self.capacity))
+        return charts.percent(self.used, max(self.capacity, 0))
+
+    @property
+    def level(self) -> str:
+        return charts.level(self.used, max(self.capacity, 0))
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from saphira.dashboard import charts
 from saphira.dashboard.cloud import Conn
 from saphira.dashboard.parallel import Calls
 
@@ -31,18 +32,12 @@ class Usage:
     @property
     def percent(self) -> int:
         """How much of the limit is used, 0 to 100 (an over-used limit shows full)."""
-        if not self.limited:
-            return 0
-        if self.limit == 0:
-            return 100 if self.used else 0
-        return min(100, round(100 * self.used / self.limit))
+        return charts.percent(self.used, self.limit)
 
     @property
     def level(self) -> str:
-        """ "full" at the limit, "high" from 80 %, else "ok" (the bar's colour class)."""
-        if self.limited and self.used >= self.limit:
-            return "full"
-        return "high" if self.percent >= 80 else "ok"
+        """The bar's colour class (``charts.level``); "ok" with no limit."""
+        return charts.level(self.used, self.limit)
 
     @property
     def text(self) -> str:
