@@ -34,6 +34,7 @@ def routes() -> list[Rule]:
         *_network_routes(),
         *admin_routes(),
         *project_routes(),
+        *_detail_routes(),
     ]
 
 
@@ -115,5 +116,17 @@ def project_routes() -> list[Rule]:
     ]
 
 
+def _detail_routes() -> list[Rule]:
+    """An instance's page: its live stream, the resize and snapshot forms."""
+    return [
+        Rule(f"{_I}/<server_id>/events", endpoint="detail_events", methods=_GET),
+        Rule(f"{_I}/<server_id>/resize", endpoint="resize_form", methods=_GET),
+        Rule(f"{_I}/<server_id>/resize", endpoint="resize", methods=_POST),
+        Rule(f"{_I}/<server_id>/snapshot", endpoint="snapshot_form", methods=_GET),
+        Rule(f"{_I}/<server_id>/snapshot", endpoint="snapshot", methods=_POST),
+    ]
+
+
 def url_map() -> Map:
     return Map(routes(), strict_slashes=False)
+

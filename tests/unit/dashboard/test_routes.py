@@ -109,6 +109,12 @@ ACCESS: dict[tuple[str, str], str] = {
     ("POST", f"{_KP}/<name>/download"): CSRF,
     ("GET", f"{_KP}/<name>/delete"): SESSION,
     ("POST", f"{_KP}/<name>/delete"): CSRF,
+    # Instance details: live stream, resize and snapshot forms.
+    ("GET", f"{_I}/<server_id>/events"): SESSION,
+    ("GET", f"{_I}/<server_id>/resize"): SESSION,
+    ("POST", f"{_I}/<server_id>/resize"): CSRF,
+    ("GET", f"{_I}/<server_id>/snapshot"): SESSION,
+    ("POST", f"{_I}/<server_id>/snapshot"): CSRF,
 }
 
 
