@@ -50,10 +50,11 @@ class World:
 
 
 @contextmanager
-def dashboard_cloud(where: Path) -> Iterator[Cloud]:
-    """A ``saphira up`` on the fake driver (2 s steps) in ``where``, stopped cleanly after."""
+def dashboard_cloud(where: Path, more_conf: str = "") -> Iterator[Cloud]:
+    """A ``saphira up`` on the fake driver (2 s steps) in ``where``, stopped cleanly after;
+    ``more_conf``: configuration sections added to the fake driver's."""
     conf = where / "fake.conf"
-    conf.write_text(FAKE_DRIVER_CONF, encoding="utf-8")
+    conf.write_text(FAKE_DRIVER_CONF + more_conf, encoding="utf-8")
     running = start_cloud(str(where), ["--config-file", str(conf)])
     yield running
     if running.proc is not None and running.proc.poll() is None:

@@ -71,6 +71,14 @@ class Console:
     reason: str  # why there is none, in plain words
 
     @property
+    def embed(self) -> str:
+        """The URL as the page opens it: noVNC connects by itself (it scrolls in its frame)
+        (Debian's vnc_auto.html is noVNC's full page, which waits for a click otherwise)."""
+        if self.kind != "novnc" or not self.url:
+            return self.url
+        return f"{self.url}{'&' if '?' in self.url else '?'}autoconnect=true"
+
+    @property
     def origin(self) -> str:
         """The URL's scheme://host:port, for the page's Content-Security-Policy."""
         parts = urlsplit(self.url)
