@@ -148,6 +148,10 @@ def _frames(stream: Any) -> list[tuple[str, dict[str, str]]]:
     return found
 
 
+def never(image: str) -> cloud_actions.ImageProgress:
+    raise AssertionError(f"no snapshot is followed, yet image {image} was read")
+
+
 def _watch(compute: Compute, image: str = "") -> detail_live.Watch:
     return detail_live.Watch(ID, cloud_actions.History(conn(compute), ID), image)
 
@@ -158,7 +162,6 @@ def test_the_stream_sends_its_servers_changes_with_the_step_and_history() -> Non
                 server(ID, "VERIFY_RESIZE")):  # fmt: skip
         listener.put(Event("row", row))
     listener.put(END)
-    never = cast(detail_live.Reads, lambda image: None)
     frames = _frames(detail_live._stream(Templates(), "tok", listener, _watch(Compute()), never))
     assert [kind for kind, _ in frames] == ["server", "server", "end"]  # not the other's
     assert "Resizing: step 2 of 4" in frames[0][1]["facts"]
@@ -181,8 +184,7 @@ def test_the_stream_follows_a_snapshot_to_active_then_stops_reading_it(
             listener.put(END)
         return cloud_actions.ImageProgress(image, "snap", answers[len(read) - 1])
 
-    stream = detail_live._stream(Templates(), "t", listener, _watch(Compute(), "img-1"),
-                                 cast(detail_live.Reads, reads))  # fmt: skip
+    stream = detail_live._stream(Templates(), "t", listener, _watch(Compute(), "img-1"), reads)
     frames = _frames(stream)
     shown = [data["html"] for kind, data in frames if kind == "image"]
     assert len(shown) == 3 and "queued" in shown[0] and "saving" in shown[1]  # changes only
@@ -193,6 +195,5 @@ def test_a_deleted_server_ends_its_pages_stream() -> None:
     listener: queue.SimpleQueue[Event] = queue.SimpleQueue()
     listener.put(Event("row", server(ID, "DELETED")))
     listener.put(Event("row", server(ID)))  # never read: the stream is over
-    never = cast(detail_live.Reads, lambda image: None)
     frames = _frames(detail_live._stream(Templates(), "t", listener, _watch(Compute()), never))
     assert frames == [("gone", {"message": "This instance has been deleted."})]

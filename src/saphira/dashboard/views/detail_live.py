@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import queue
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -69,7 +69,7 @@ def _closing(frames: Iterator[bytes], leave: partial[None]) -> Iterator[bytes]:
         leave()
 
 
-Reads = partial[cloud_actions.ImageProgress]
+Reads = Callable[[str], cloud_actions.ImageProgress]  # an image's progress by its id
 
 
 def _stream(
