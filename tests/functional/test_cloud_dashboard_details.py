@@ -24,6 +24,7 @@ from tests.functional.dashboard_world import TIMEOUT, Visitor, World, dashboard_
 
 pytestmark = pytest.mark.functional
 _I = "/project/instances"
+NOT_HERE = "Not found in this project."
 
 
 @pytest.fixture(scope="module")
@@ -254,3 +255,23 @@ def test_the_consoles_are_on_the_page_or_their_absence_in_words(
     _wait(cloud, made, "SHUTOFF")
     stopped = demo.get(f"{_I}/{made}")
     assert 'id="novnc-none"' in stopped.text and "while the instance is running" in stopped.text
+
+
+def test_another_projects_user_finds_no_form_and_no_action(
+    cloud: Cloud, world: World, servers: dict[str, str]
+) -> None:
+    made = servers["dash-states"]
+    other = Visitor(world.base)
+    assert other.login(world.other_user, world.other_password).status_code == 303
+    for form in ("resize", "snapshot"):
+        shown = other.get(f"{_I}/{made}/{form}")
+        assert shown.status_code == 404 and NOT_HERE in shown.text
+    other.get(_I)
+    for path, data in ((f"{_I}/{made}/snapshot", {"name": "stolen"}),
+                       (f"{_I}/{made}/action", {"action": "pause"}),
+                       (f"{_I}/{made}/resize", {"flavor": world.flavor_id})):  # fmt: skip
+        refused = other.post(path, data)
+        assert refused.status_code == 404 and NOT_HERE in refused.text, path
+    found = sdk(cloud.clouds_yaml, "demo").compute.get_server(made)
+    assert found.status == "ACTIVE" and not found.task_state
+    assert not list(sdk(cloud.clouds_yaml, "demo").image.images(name="stolen"))

@@ -197,3 +197,12 @@ def test_a_deleted_server_ends_its_pages_stream() -> None:
     listener.put(Event("row", server(ID)))  # never read: the stream is over
     frames = _frames(detail_live._stream(Templates(), "t", listener, _watch(Compute()), never))
     assert frames == [("gone", {"message": "This instance has been deleted."})]
+
+
+def test_a_row_shows_its_long_actions_step_beside_its_task() -> None:
+    busy = Templates().macro(
+        "_row.html", "server_row", server(ID, "RESIZE", "resize_migrating"), "t"
+    )
+    assert 'resize_migrating <span class="step">(step 2 of 4)</span>' in busy
+    idle = Templates().macro("_row.html", "server_row", server(ID), "t")
+    assert 'class="step"' not in idle and ">None</td>" in idle

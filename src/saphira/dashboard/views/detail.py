@@ -11,7 +11,6 @@ from saphira.dashboard import cloud, cloud_actions
 from saphira.dashboard.actions import BY_NAME
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.errors import PageError, explain
-from saphira.dashboard.progress import step_of
 
 NOT_HERE = "There is no such instance in this project."
 _ORIGIN = re.compile(r"(https?|wss?)://[A-Za-z0-9.:\[\]-]+")
@@ -42,7 +41,7 @@ def show(ctx: Ctx) -> Response:
     snapshot = snapshot_id(ctx)
     page = ctx.page(
         "detail.html", server=found, console=log, history=history, novnc=novnc, serial=serial,
-        step=step_of(found.task_state), snapshot=snapshot,
+        snapshot=snapshot,
     )  # fmt: skip
     _allow_consoles(page, novnc, serial)
     return page

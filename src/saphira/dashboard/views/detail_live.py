@@ -22,7 +22,6 @@ from saphira.dashboard import cloud_actions
 from saphira.dashboard.app import Ctx
 from saphira.dashboard.errors import PageError
 from saphira.dashboard.feed import Event
-from saphira.dashboard.progress import step_of
 from saphira.dashboard.render import SECURITY_HEADERS, Templates
 from saphira.dashboard.rows import ServerRow
 from saphira.dashboard.views.detail import snapshot_id
@@ -121,7 +120,7 @@ def _server(templates: Templates, token: str, watch: Watch, row: ServerRow) -> b
     watch.said["history"] = history
     data = {
         "status": row.status,
-        "facts": templates.macro("_detail.html", "facts", row, step_of(row.task_state)),
+        "facts": templates.macro("_detail.html", "facts", row),
         "actions": templates.macro("_detail.html", "offers", row, token),
         "history": history,
     }
