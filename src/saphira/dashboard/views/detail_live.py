@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import queue
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 from werkzeug.wrappers import Response
@@ -39,9 +39,8 @@ class Watch:
     history: cloud_actions.History
     image: str  # a snapshot's image id, until it is done; "" for none
     image_read: cloud_actions.ImageProgress | None = None
-    settle: int = 0
-    idle: bool = True
-    said: dict[str, str] = field(default_factory=dict)
+    settle: int = 0  # quiet ticks left to read the history again
+    history_shown: str = ""
 
 
 def events(ctx: Ctx) -> Response:
@@ -99,8 +98,8 @@ def _tick(templates: Templates, watch: Watch, reads: Reads) -> Iterator[bytes]:
     if watch.settle > 0:
         watch.settle -= 1
         html = templates.macro("_detail.html", "history", watch.history.read(True))
-        if watch.said.get("history") != html:
-            watch.said["history"] = html
+        if watch.history_shown != html:
+            watch.history_shown = html
             yield _frame("history", {"history": html})
     if watch.image:
         image = reads(watch.image)
@@ -114,10 +113,10 @@ def _tick(templates: Templates, watch: Watch, reads: Reads) -> Iterator[bytes]:
 def _server(templates: Templates, token: str, watch: Watch, row: ServerRow) -> bytes:
     if row.deleted:
         return _frame("gone", {"message": "This instance has been deleted."})
-    watch.idle = not row.busy
-    watch.settle = SETTLE if watch.idle else 0
-    history = templates.macro("_detail.html", "history", watch.history.read(watch.idle))
-    watch.said["history"] = history
+    idle = not row.busy
+    watch.settle = SETTLE if idle else 0
+    history = templates.macro("_detail.html", "history", watch.history.read(idle))
+    watch.history_shown = history
     data = {
         "status": row.status,
         "facts": templates.macro("_detail.html", "facts", row),
