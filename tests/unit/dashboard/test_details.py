@@ -3,6 +3,7 @@ history re-read only while it can change, and the page's live stream."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 from typing import Any, cast
@@ -206,3 +207,12 @@ def test_a_row_shows_its_long_actions_step_beside_its_task() -> None:
     assert 'resize_migrating <span class="step">(step 2 of 4)</span>' in busy
     idle = Templates().macro("_row.html", "server_row", server(ID), "t")
     assert 'class="step"' not in idle and ">None</td>" in idle
+
+
+def test_a_build_fault_is_said_with_its_reasons_on_the_row_and_the_page() -> None:
+    why = "No valid host was found. dash.big: MEMORY_MB wants 32768, at most 7000 free"
+    failed = dataclasses.replace(server(ID, "ERROR"), fault=why)
+    assert f'<div class="fault">{why}</div>' in Templates().macro(
+        "_row.html", "server_row", failed, "t")  # fmt: skip
+    facts = Templates().macro("_detail.html", "facts", failed)
+    assert f'<dt>Fault</dt><dd class="error">{why}</dd>' in facts
