@@ -48,15 +48,18 @@ function serialConsole(screen) {
   const socket = new WebSocket(screen.dataset.url, ["binary"]);
   socket.binaryType = "arraybuffer";
 
+  let opened = false;
   function say(text) { if (state) { state.textContent = text; } }
-  socket.onopen = () => { say("Connected."); };
+  socket.onopen = () => { opened = true; say("Connected."); };
   socket.onmessage = (e) => {
     const text = typeof e.data === "string" ? e.data : decoder.decode(e.data, { stream: true });
     screen.textContent = (screen.textContent + text.replace(ANSI, "")).slice(-20000);
     screen.scrollTop = screen.scrollHeight;
   };
-  socket.onclose = () => { say("The serial console closed. Reload the page to open it again."); };
-  socket.onerror = () => { say("The serial console could not be reached."); };
+  socket.onclose = () => {
+    say(opened ? "The serial console closed. Reload the page to open it again."
+               : "The serial console could not be reached: its proxy refused or did not answer.");
+  };
   input.addEventListener("keydown", (e) => {
     if (e.key !== "Enter" || socket.readyState !== WebSocket.OPEN) { return; }
     e.preventDefault();
