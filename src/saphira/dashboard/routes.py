@@ -129,4 +129,3 @@ def _detail_routes() -> list[Rule]:
 
 def url_map() -> Map:
     return Map(routes(), strict_slashes=False)
-
