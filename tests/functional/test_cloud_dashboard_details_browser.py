@@ -92,8 +92,9 @@ def test_consoles_then_a_resize_followed_live_and_confirmed(
         # The fake guest's RFB server shakes hands and names itself; it draws nothing
         # (a libvirt cloud's test must see the guest's screen drawn, "drawn").
         novnc = NoVncPage(driver)
-        _until(lambda: novnc.state().connected, "the noVNC console connected")
-        assert "instance-" in novnc.state().status
+        _until(lambda: novnc.state().connected or "fail" in novnc.state().status.lower(), "noVNC")
+        state = novnc.state()
+        assert state.connected and "instance-" in state.status, state
         driver.switch_to.default_content()
         shot("consoles", "serial")
 
