@@ -25,7 +25,7 @@ from saphira.dashboard.feed import Event
 from saphira.dashboard.render import SECURITY_HEADERS, Templates
 from saphira.dashboard.rows import ServerRow
 from saphira.dashboard.views.detail import snapshot_id
-from saphira.dashboard.views.instances import HEARTBEAT, _fetch
+from saphira.dashboard.views.instances import HEARTBEAT, project_fetch
 
 TICK = 1.0  # seconds between a snapshot's image reads
 SETTLE = 3  # ticks the history is read again after the server went idle (its last event)
@@ -45,7 +45,7 @@ class Watch:
 
 def events(ctx: Ctx) -> Response:
     session = ctx.live
-    feed = ctx.app.feeds.get(session.key, partial(_fetch, ctx, session))
+    feed = ctx.app.feeds.get(session.key, partial(project_fetch, ctx, session))
     if feed is None:
         raise PageError(503, "The dashboard is stopping.")
     conn = ctx.app.connections.get(session.login)
