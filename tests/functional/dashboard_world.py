@@ -17,7 +17,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,10 +50,11 @@ class World:
 
 
 @contextmanager
-def dashboard_cloud(where: Path) -> Iterator[Cloud]:
-    """A ``saphira up`` on the fake driver (2 s steps) in ``where``, stopped cleanly after."""
+def dashboard_cloud(where: Path, more_conf: str = "") -> Iterator[Cloud]:
+    """A ``saphira up`` on the fake driver (2 s steps) in ``where``, stopped cleanly after;
+    ``more_conf``: configuration sections added to the fake driver's."""
     conf = where / "fake.conf"
-    conf.write_text(FAKE_DRIVER_CONF, encoding="utf-8")
+    conf.write_text(FAKE_DRIVER_CONF + more_conf, encoding="utf-8")
     running = start_cloud(str(where), ["--config-file", str(conf)])
     yield running
     if running.proc is not None and running.proc.poll() is None:
@@ -209,3 +210,14 @@ def streamed(visitor: Visitor) -> Iterator[Stream]:
         yield stream
     finally:
         stream.close()
+
+
+def until(check: Callable[[], object], what: str, timeout: float = TIMEOUT) -> object:
+    """Polls ``check`` until it returns something truthy (a page's state in a browser)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not within {timeout} s")

@@ -4,8 +4,6 @@ metadata API, driven by the real CLI (`--user-data`, `--key-name`)."""
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,7 @@ import pytest
 
 from saphira.guest_image import READY
 from tests.functional.cloud import Cloud
-from tests.functional.guest_cloud import guest_cloud
+from tests.functional.conftest import ProviderCloud
 from tests.functional.test_cloud_libvirt import wait_console
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
@@ -22,15 +20,8 @@ USER_DATA = "#!/bin/sh\necho user-data-through-the-metadata-proxy\n"
 
 
 @pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    bridge = f"sxbr{secrets.token_hex(4)}"
-    where = tmp_path_factory.mktemp("conf")
-    settings = (
-        f"[ovs]\nbridge_mappings = physnet1:{bridge}\n[neutron]\nservice_metadata_proxy = true\n"
-        f"metadata_proxy_shared_secret = {secrets.token_urlsafe(12)}\n"
-    )
-    with guest_cloud("guestmd", where, settings) as running:
-        yield running[0]
+def cloud(provider_cloud: ProviderCloud) -> Cloud:
+    return provider_cloud.cloud
 
 
 def test_the_guest_prints_user_data_and_key_from_the_metadata_service(

@@ -84,6 +84,7 @@ class Node:
     cell: Cell
     node: ComputeNode
     service: Service | None
+    running_vms: int = 0  # the instances (not deleted) the node holds now
 
 
 def utcnow() -> dt.datetime:
@@ -111,6 +112,15 @@ def services(caller: Caller) -> list[HostService]:
     return found
 
 
+# How many instances each (host, node) holds: the hypervisor's running_vms, as Nova counts.
+_I = models.Instance
+_HELD = (
+    sa.select(_I.host, _I.node, sa.func.count())
+    .where(_I.deleted == 0, _I.host.is_not(None))
+    .group_by(_I.host, _I.node)
+)
+
+
 def nodes(caller: Caller) -> list[Node]:
     found: list[Node] = []
     for cell in caller.cells():
@@ -119,7 +129,12 @@ def nodes(caller: Caller) -> list[Node]:
             rows = [_record(ComputeNode, row) for row in session.scalars(stmt)]
             services = session.scalars(sa.select(models.Service).filter_by(deleted=0))
             by_id = {s.id: _record(Service, s) for s in services}
-        found.extend(Node(cell, row, by_id.get(row.service_id or -1)) for row in rows)
+            held = {(h, n): count for h, n, count in session.execute(_HELD)}
+        found.extend(
+            Node(cell, row, by_id.get(row.service_id or -1),
+                 held.get((row.host, row.hypervisor_hostname), 0))
+            for row in rows
+        )  # fmt: skip
     return sorted(found, key=lambda n: (n.node.hypervisor_hostname, n.node.uuid))
 
 

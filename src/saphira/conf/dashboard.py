@@ -57,6 +57,14 @@ opts: list[cfg.Opt] = [
         min=1,
         help="Seconds the dashboard waits for an API's answer.",
     ),
+    cfg.IntOpt(
+        "upload_size_cap",
+        default=8 * 1024**3,
+        min=1,
+        help="Largest image file, in bytes, the Images page accepts (8 GiB). A larger "
+        "request body is refused before it is read; an accepted file is kept in a "
+        "temporary file (TMPDIR) until it has gone to the image service.",
+    ),
 ]
 
 

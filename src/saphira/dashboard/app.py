@@ -23,14 +23,17 @@ from werkzeug.wrappers import Request, Response
 from saphira.clients import tls
 from saphira.clients.endpoints import local_url
 from saphira.dashboard import csrf
+from saphira.dashboard.bodies import too_big
 from saphira.dashboard.connection import Connections
 from saphira.dashboard.errors import Problem, explain
 from saphira.dashboard.feeds import Feeds
 from saphira.dashboard.keystone import Keystone
 from saphira.dashboard.parallel import Calls
+from saphira.dashboard.private_keys import PrivateKeys
 from saphira.dashboard.render import SECURITY_HEADERS, Templates
 from saphira.dashboard.routes import PUBLIC, url_map
 from saphira.dashboard.sessions import COOKIE, Session, SessionStore
+from saphira.dashboard.uploads import Uploads
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIEnvironment
@@ -79,15 +82,20 @@ class Dashboard:
         self.templates = Templates()
         self.map: Map = url_map()
         self.views = views
+        self.upload_cap: int = section.upload_size_cap
+        self.uploads = Uploads()
+        self.private_keys = PrivateKeys()
 
     def __call__(self, environ: WSGIEnvironment, start: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
-        return self.dispatch(request)(environ, start)
+        with request:  # its uploaded files are closed (their temporary files gone) after
+            return self.dispatch(request)(environ, start)
 
     def close(self) -> None:
         """The server stops: end every event stream, then the page calls' threads."""
         self.feeds.close()
         self.calls.close()
+        self.uploads.close()
 
     def dispatch(self, request: Request) -> Response:
         try:
@@ -99,6 +107,10 @@ class Dashboard:
         except HTTPException as redirect:  # a trailing-slash redirect
             return redirect.get_response(request.environ)
         session = self.sessions.get(request.cookies.get(COOKIE))
+        readable = session is not None or endpoint in PUBLIC  # else refused unread below
+        oversized = too_big(request, str(endpoint), self.upload_cap, readable)
+        if oversized is not None:
+            return self.problem(request, oversized)
         ctx = Ctx(self, request, session, dict(args))
         refused = self._refused(ctx, str(endpoint))
         if refused is not None:
@@ -145,6 +157,7 @@ class Dashboard:
     def _ended(self, session: Session) -> None:
         self.feeds.drop(f"{session.id}/")
         self.connections.forget(session.login)
+        self.private_keys.drop(session.id)
 
 
 def redirect(location: str) -> Response:

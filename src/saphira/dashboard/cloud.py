@@ -162,10 +162,10 @@ def history(conn: Conn, server_id: str, most: int = 10) -> list[ActionRecord]:
     """The latest actions of the server with their events (one call per action)."""
     listed = list(conn.compute.server_actions(server_id))[:most]
     full = [conn.compute.get_server_action(a.request_id, server_id) for a in listed]
-    return [_record(a) for a in full if a is not None]
+    return [record(a) for a in full if a is not None]
 
 
-def _record(action: ServerAction) -> ActionRecord:
+def record(action: ServerAction) -> ActionRecord:
     events = tuple(
         ActionEvent(str(e.event), str(e.start_time or ""), str(e.finish_time or ""),
                     str(e.result or ""))

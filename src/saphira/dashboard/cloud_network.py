@@ -15,16 +15,11 @@ from typing import Any
 from openstack import connection
 
 from saphira.dashboard.errors import PageError
-from saphira.dashboard.keystone import Login
 from saphira.dashboard.netforms import NetworkRequest, SubnetRequest
 from saphira.dashboard.parallel import Calls
 
 Conn = connection.Connection
 NOT_HERE = "Not found in this project."
-
-
-def is_admin(login: Login) -> bool:
-    return "admin" in (login.scoped.role_names or [])
 
 
 @dataclass(frozen=True)

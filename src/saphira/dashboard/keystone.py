@@ -15,6 +15,7 @@ from keystoneauth1 import access, session
 from keystoneauth1.identity import v3
 
 DOMAIN = "Default"
+ADMIN_ROLE = "admin"
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,11 @@ class Login:
     def expires_at(self) -> float:
         expires = self.scoped.expires
         return expires.timestamp() if expires is not None else float("inf")
+
+    @property
+    def is_admin(self) -> bool:
+        """The admin role in the current project (Horizon's gate for its Admin panels)."""
+        return ADMIN_ROLE in (self.scoped.role_names or [])
 
 
 class NoProject(Exception):

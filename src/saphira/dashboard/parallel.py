@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar, overload
 
 A = TypeVar("A")
@@ -55,6 +56,11 @@ class Calls:
         if failure is not None:
             raise failure
         return tuple(results)
+
+    def each(self, call: Callable[[A], B], items: Iterable[A]) -> list[B]:
+        """``call`` on every item in parallel (a call per row of a page), as ``gather``."""
+        gather: Callable[..., tuple[B, ...]] = self.gather
+        return list(gather(*(partial(call, item) for item in items)))
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -9,6 +9,7 @@ from typing import Any
 from openstack.compute.v2.server import Server
 
 from saphira.dashboard.actions import Offer, offered
+from saphira.dashboard.progress import Step, step_of
 from saphira.domain.states import PowerState
 
 
@@ -42,6 +43,11 @@ class ServerRow:
     @property
     def busy(self) -> bool:
         return self.task_state is not None or self.status == "BUILD"
+
+    @property
+    def step(self) -> Step | None:
+        """Where its long action is (its task_state among the action's steps)."""
+        return step_of(self.task_state)
 
 
 def power_label(value: object) -> str:

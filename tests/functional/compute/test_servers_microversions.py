@@ -147,13 +147,17 @@ def _host(harness: Harness, name: str = "host1") -> str:
 def test_hypervisors_drop_usage_at_288(harness: Harness) -> None:
     node = _host(harness)
     admin = harness.client(admin=True)
+    for _ in range(2):  # running_vms counts the instances the node holds
+        _placed(harness, harness.client(), "2.87")
     at_53 = check(hyper253.get_hypervisor,
                   admin.get(f"/v2.1/os-hypervisors/{node}", headers=_headers("2.87")))  # fmt: skip
     assert at_53["hypervisor"]["vcpus"] == 8 and "uptime" not in at_53["hypervisor"]
+    assert at_53["hypervisor"]["running_vms"] == 2
     check(hyper253.list_hypervisors_detail,
           admin.get("/v2.1/os-hypervisors/detail", headers=_headers("2.87")))  # fmt: skip
     stats = admin.get("/v2.1/os-hypervisors/statistics", headers=_headers("2.87"))
     assert stats.json["hypervisor_statistics"]["memory_mb"] == 8192
+    assert stats.json["hypervisor_statistics"]["running_vms"] == 2
     h = _headers("2.88")
     shown = admin.get(f"/v2.1/os-hypervisors/{node}", headers=h).json["hypervisor"]
     assert "vcpus" not in shown and "cpu_info" not in shown and "uptime" in shown

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from keystoneauth1 import access, exceptions
 
 from saphira.dashboard.keystone import Keystone, Login, Project
+from tests.wsgi import Client
 
 PASSWORDS = {"alice": "alice-pw", "bob": "bob-pw"}
 
@@ -46,3 +48,12 @@ class FakeKeystone(Keystone):
 
     def revoke(self, token: str) -> None:
         self.revoked.append(token)
+
+
+def log_in(client: Client, user: str = "alice") -> None:
+    """Log ``user`` in through the login form, as a browser does (its CSRF token read)."""
+    form = client.get("/auth/login")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text)
+    assert token is not None
+    data = {"csrf_token": token[1], "username": user, "password": PASSWORDS[user]}
+    assert client.post("/auth/login", data=data).status_code == 303

@@ -27,6 +27,7 @@ CSRF = "session + CSRF"  # a POST: without the session's token, 403
 _I = "/project/instances"
 _N, _G = "/project/networks", "/project/security_groups"
 _SUB, _RULE = f"{_N}/<network_id>/subnets", f"{_G}/<group_id>/rules"
+_IM, _KP = "/project/images", "/project/key_pairs"
 ACCESS: dict[tuple[str, str], str] = {
     ("GET", "/"): SESSION,
     ("GET", "/auth/login"): PUBLIC,
@@ -71,6 +72,49 @@ ACCESS: dict[tuple[str, str], str] = {
             f"{_RULE}/<rule_id>/delete",
         )
     },
+    # the Admin group: each also refuses a session without the admin role (test_admin.py)
+    ("GET", "/admin/flavors"): SESSION,
+    ("GET", "/admin/flavors/create"): SESSION,
+    ("POST", "/admin/flavors/create"): CSRF,
+    ("GET", "/admin/flavors/<flavor_id>/delete"): SESSION,
+    ("POST", "/admin/flavors/<flavor_id>/delete"): CSRF,
+    ("GET", "/admin/flavors/<flavor_id>/access"): SESSION,
+    ("POST", "/admin/flavors/<flavor_id>/access"): CSRF,
+    ("GET", "/admin/hypervisors"): SESSION,
+    ("GET", "/admin/services"): SESSION,
+    ("POST", "/admin/services/<service_id>"): CSRF,
+    ("GET", "/admin/agents"): SESSION,
+    ("GET", "/admin/agents/<agent_id>"): SESSION,
+    ("GET", "/admin/projects"): SESSION,
+    ("POST", "/admin/projects"): CSRF,
+    ("GET", "/admin/projects/<project_id>"): SESSION,
+    ("POST", "/admin/projects/<project_id>/roles"): CSRF,
+    ("GET", "/admin/users"): SESSION,
+    ("POST", "/admin/users"): CSRF,
+    # Images, Key pairs and Overview
+    ("GET", "/project/overview"): SESSION,
+    ("GET", _IM): SESSION,
+    ("GET", f"{_IM}/create"): SESSION,
+    ("POST", f"{_IM}/create"): CSRF,
+    ("GET", f"{_IM}/<image_id>"): SESSION,
+    ("GET", f"{_IM}/<image_id>/progress"): SESSION,
+    ("GET", f"{_IM}/<image_id>/delete"): SESSION,
+    ("POST", f"{_IM}/<image_id>/delete"): CSRF,
+    ("GET", _KP): SESSION,
+    ("GET", f"{_KP}/create"): SESSION,
+    ("POST", f"{_KP}/create"): CSRF,
+    ("GET", f"{_KP}/import"): SESSION,
+    ("POST", f"{_KP}/import"): CSRF,
+    ("GET", f"{_KP}/<name>/created"): SESSION,
+    ("POST", f"{_KP}/<name>/download"): CSRF,
+    ("GET", f"{_KP}/<name>/delete"): SESSION,
+    ("POST", f"{_KP}/<name>/delete"): CSRF,
+    # Instance details: live stream, resize and snapshot forms.
+    ("GET", f"{_I}/<server_id>/events"): SESSION,
+    ("GET", f"{_I}/<server_id>/resize"): SESSION,
+    ("POST", f"{_I}/<server_id>/resize"): CSRF,
+    ("GET", f"{_I}/<server_id>/snapshot"): SESSION,
+    ("POST", f"{_I}/<server_id>/snapshot"): CSRF,
 }
 
 

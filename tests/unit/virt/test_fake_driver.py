@@ -118,6 +118,17 @@ def test_a_fake_guests_serial_port_prints_the_marker_and_a_prompt_until_destroye
         socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
 
 
+def test_cleanup_host_stops_every_guests_console_listeners() -> None:
+    driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
+    inst = _instance()
+    driver.spawn(inst, IMAGE, ())
+    endpoints = [driver.get_console(inst, kind) for kind in ConsoleType]
+    driver.cleanup_host()
+    for endpoint in endpoints:
+        with pytest.raises(OSError):
+            socket.create_connection((endpoint.host, endpoint.port), timeout=10).close()
+
+
 def test_a_fake_guests_spice_server_answers_the_link_message() -> None:
     driver = FakeDriver("h1", "h1", consoles=ALL_CONSOLES)
     inst = _instance()

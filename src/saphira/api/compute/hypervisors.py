@@ -43,15 +43,17 @@ def _cpu_info(call: Call, raw: str) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def _usage(call: Call, row: Any) -> dict[str, Any]:
+def _usage(call: Call, node: hosts.Node) -> dict[str, Any]:
     """The resource figures 2.88 dropped (placement is where they live now)."""
+    row = node.node
     return {
         "cpu_info": _cpu_info(call, row.cpu_info), "current_workload": 0,
         "disk_available_least": row.local_gb - row.local_gb_used,
         "free_disk_gb": row.local_gb - row.local_gb_used,
         "free_ram_mb": row.memory_mb - row.memory_mb_used,
         "local_gb": row.local_gb, "local_gb_used": row.local_gb_used,
-        "memory_mb": row.memory_mb, "memory_mb_used": row.memory_mb_used, "running_vms": 0,
+        "memory_mb": row.memory_mb, "memory_mb_used": row.memory_mb_used,
+        "running_vms": node.running_vms,
         "vcpus": row.vcpus, "vcpus_used": row.vcpus_used,
     }  # fmt: skip
 
@@ -61,7 +63,7 @@ def _detail(call: Call, node: hosts.Node, mapped: dict[str, str] | None = None) 
     mapped = hosts.mapped_hosts(call) if mapped is None else mapped
     body = _brief(call, node)
     if not call.at_least("2.88"):
-        body.update(_usage(call, row))
+        body.update(_usage(call, node))
     body.update({
         "host_ip": row.host_ip,
         "hypervisor_type": row.hypervisor_type, "hypervisor_version": row.hypervisor_version,
@@ -151,7 +153,7 @@ def _host_uptime(call: Call, node: hosts.Node) -> str:
 @max_version("2.87")
 def statistics(call: Call) -> Response:
     call.enforce("os_compute_api:os-hypervisors:statistics")
-    found = [_usage(call, node.node) for node in hosts.nodes(call)]
+    found = [_usage(call, node) for node in hosts.nodes(call)]
     keys = ("current_workload", "free_disk_gb", "free_ram_mb", "local_gb", "local_gb_used",
             "memory_mb", "memory_mb_used", "running_vms", "vcpus", "vcpus_used",
             "disk_available_least")  # fmt: skip

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from saphira.dashboard.app import View
-from saphira.dashboard.views import auth, detail, instances, launch
+from saphira.dashboard.views import auth, detail, detail_live, instances, launch, server_forms
+from saphira.dashboard.views.admin_table import ADMIN_VIEWS
 from saphira.dashboard.views.network_table import NETWORK_VIEWS
+from saphira.dashboard.views.project import PROJECT_VIEWS
 
 VIEWS: dict[str, View] = {
     "home": auth.home,
@@ -21,4 +23,12 @@ VIEWS: dict[str, View] = {
     "confirm": detail.confirm,
     "act": detail.act,
     **NETWORK_VIEWS,
+    **ADMIN_VIEWS,
+    **PROJECT_VIEWS,  # Images, Key pairs and Overview
+    # Instance details: live stream, resize and snapshot forms.
+    "detail_events": detail_live.events,
+    "resize_form": server_forms.resize_form,
+    "resize": server_forms.resize,
+    "snapshot_form": server_forms.snapshot_form,
+    "snapshot": server_forms.snapshot,
 }

@@ -34,7 +34,7 @@ def listing(ctx: Ctx) -> Response:
 def events(ctx: Ctx) -> Response:
     """Server-sent events: a ``row`` event per changed server, rendered as the page does."""
     session = ctx.live
-    feed = ctx.app.feeds.get(session.key, partial(_fetch, ctx, session))
+    feed = ctx.app.feeds.get(session.key, partial(project_fetch, ctx, session))
     if feed is None:
         raise PageError(503, "The dashboard is stopping.")
     listener = feed.listen(ctx.request.args.get("since", ""))
@@ -43,7 +43,8 @@ def events(ctx: Ctx) -> Response:
     return Response(stream, headers=headers, mimetype="text/event-stream")
 
 
-def _fetch(ctx: Ctx, session: Session) -> Fetch:
+def project_fetch(ctx: Ctx, session: Session) -> Fetch:
+    """The session's one change feed's reader, which an instance's page shares."""
     conn = ctx.app.connections.get(session.login)
 
     def fetch(since: str | None) -> list[ServerRow]:

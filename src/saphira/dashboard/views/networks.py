@@ -15,13 +15,13 @@ LIST = "/project/networks"
 
 def listing(ctx: Ctx) -> Response:
     rows = net.networks(ctx.app.calls, conn_of(ctx), project_of(ctx))
-    return ctx.page("networks.html", rows=rows, admin=net.is_admin(ctx.live.login),
+    return ctx.page("networks.html", rows=rows, admin=ctx.live.login.is_admin,
                     project_id=project_of(ctx))  # fmt: skip
 
 
 def show(ctx: Ctx) -> Response:
     detail = net.network(ctx.app.calls, conn_of(ctx), project_of(ctx), ctx.args["network_id"])
-    return ctx.page("network.html", detail=detail, admin=net.is_admin(ctx.live.login),
+    return ctx.page("network.html", detail=detail, admin=ctx.live.login.is_admin,
                     mine=detail.network.owned_by(project_of(ctx)))  # fmt: skip
 
 
@@ -35,12 +35,12 @@ def owned(ctx: Ctx) -> net.NetworkDetail:
 
 def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
     chosen = ctx.request.form if ctx.request.method == "POST" else None
-    return ctx.page("network_form.html", status, admin=net.is_admin(ctx.live.login),
+    return ctx.page("network_form.html", status, admin=ctx.live.login.is_admin,
                     message=message, chosen=chosen)  # fmt: skip
 
 
 def create(ctx: Ctx) -> Response:
-    asked = netforms.network(ctx.request.form, net.is_admin(ctx.live.login))
+    asked = netforms.network(ctx.request.form, ctx.live.login.is_admin)
     if isinstance(asked, str):
         return form(ctx, asked, 400)
     first = netforms.subnet(ctx.request.form)

@@ -122,6 +122,14 @@ class FakeDriver(ComputeDriver):
     def init_host(self) -> None:
         self.started = True
 
+    def cleanup_host(self) -> None:
+        """The service stops: every guest's console listener goes with it (a page that
+        asked for a console leaves no listener thread behind)."""
+        with self._lock:
+            uuids = {*self._vnc, *self._spice, *self._serial}
+        for uuid in uuids:
+            self._drop_console(uuid)
+
     def get_available_resource(self) -> HostResources:
         with self._lock:
             flavors = [guest.flavor for guest in self.guests.values()]

@@ -1,0 +1,127 @@
+"""An instance's page in Debian's headless Chromium against a real `saphira up` (fake
+driver, serial consoles on): the serial console shows the guest's text and sends a
+line on Enter, the framed noVNC console connects to the guest (the page's CSP lets
+both through), then a resize is followed on the page without a reload to
+VERIFY_RESIZE, confirmed, and seen ACTIVE on the new flavor; a screenshot per step is
+kept under the test's tmp dir."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+from tests.browser import NoVncPage, chrome
+from tests.functional.clients import sdk
+from tests.functional.cloud import Cloud
+from tests.functional.dashboard_world import World, dashboard_cloud, prepare
+
+pytestmark = pytest.mark.functional
+TIMEOUT = 30.0
+NAME = "resized-in-the-browser"
+_TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText.trim() : '';"
+
+
+@pytest.fixture(scope="module")
+def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
+    where = tmp_path_factory.mktemp("details-browser")
+    with dashboard_cloud(where, "[serial_console]\nenabled = true\n") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def world(cloud: Cloud) -> World:
+    return prepare(cloud)
+
+
+def _until(check: Callable[[], object], what: str, timeout: float = TIMEOUT) -> object:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+def _active_server(cloud: Cloud, world: World) -> tuple[str, str]:
+    """demo's server, ACTIVE, and a second flavor it can be resized to."""
+    small = sdk(cloud.clouds_yaml, "admin").compute.create_flavor(
+        name="dash.small", ram=128, vcpus=1, disk=1
+    )
+    demo = sdk(cloud.clouds_yaml, "demo")
+    made = demo.compute.create_server(
+        name=NAME, image_id=world.image_id, flavor_id=world.flavor_id, networks="none"
+    )
+    demo.compute.wait_for_server(made, status="ACTIVE", interval=0.5, wait=60)
+    return str(made.id), str(small.id)
+
+
+def test_consoles_then_a_resize_followed_live_and_confirmed(
+    cloud: Cloud, world: World, tmp_path: Path
+) -> None:
+    server_id, small = _active_server(cloud, world)
+    with chrome() as browser:
+        driver = browser.driver
+        shots = iter(range(1, 20))
+
+        def shot(what: str, at: str = "") -> None:
+            """The page from its top (or from the element ``at``) as a PNG."""
+            script = "arguments[0].scrollIntoView();" if at else "window.scrollTo(0, 0);"
+            driver.execute_script(script, *([driver.find_element(By.ID, at)] if at else []))
+            browser.screenshot(tmp_path / f"{next(shots):02d}-{what}.png")
+
+        def text(element_id: str) -> str:
+            """An element's text, read in one step (the live page replaces elements)."""
+            return str(driver.execute_script(_TEXT, element_id))
+
+        driver.get(f"{world.base}/project/instances/{server_id}")
+        driver.find_element(By.ID, "username").send_keys("demo")
+        driver.find_element(By.ID, "password").send_keys(world.demo_password)
+        driver.find_element(By.ID, "login").click()  # back to the instance's page
+        _until(lambda: "SAPHIRA-GUEST:" in text("serial"), "the serial console's text")
+        driver.find_element(By.ID, "serial-input").send_keys("root" + Keys.ENTER)
+        _until(lambda: text("serial").count("login:") >= 2, "the guest's answer")
+        assert "root" in text("serial")
+        driver.switch_to.frame(driver.find_element(By.ID, "novnc"))
+        # The fake guest's RFB server shakes hands and names itself; it draws nothing
+        # (a libvirt cloud's test must see the guest's screen drawn, "drawn").
+        novnc = NoVncPage(driver)
+        _until(lambda: novnc.state().connected or "fail" in novnc.state().status.lower(), "noVNC")
+        state = novnc.state()
+        assert state.connected and "instance-" in state.status, state
+        driver.switch_to.default_content()
+        shot("consoles", "serial")
+
+        driver.find_element(By.CSS_SELECTOR, "a[data-action='resize']").click()
+        Select(driver.find_element(By.ID, "flavor")).select_by_value(small)
+        shot("resize")
+        driver.find_element(By.ID, "submit").click()
+        _until(lambda: driver.find_elements(By.ID, "facts"), "the instance's page")
+        driver.execute_script("window.notReloaded = true;")  # gone if the page loads again
+        steps: set[str] = set()
+
+        def verify() -> bool:
+            steps.add(text("step"))
+            return text("status") == "VERIFY_RESIZE"
+
+        _until(verify, "VERIFY_RESIZE", 60)
+        assert any(s.startswith("Resizing: step") for s in steps), steps
+        assert driver.execute_script("return window.notReloaded === true;")
+        assert "confirm the new flavor" in text("step")
+        shot("verify-resize")
+
+        driver.find_element(By.CSS_SELECTOR, "a[data-action='confirm_resize']").click()
+        assert "can no longer go back" in text("warning")
+        shot("confirm-resize")
+        driver.find_element(By.ID, "confirm").click()
+        _until(lambda: text("status") == "ACTIVE" and not text("step"), "ACTIVE again")
+        assert text("flavor") == "dash.small"
+        _until(lambda: "confirmResize" in text("history"), "the confirmation in the history")
+        shot("resized")
+    assert len(list(tmp_path.glob("*.png"))) == 5
