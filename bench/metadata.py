@@ -55,9 +55,9 @@ from common import Cloud, free_offset
 from metadata_standin import StandIn, percentile
 from taps import Tap, plug, remove_namespaces, unplug
 
+from saphira.devtools import leftovers
 from saphira.exception import SaphiraError
-from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
-from saphira.privsep import netns, ovs
+from saphira.privsep import netns
 
 CONF = (
     "[ovs]\nbridge_mappings = physnet1:{bridge}\n\n[provider]\ncidr = {cidr}\n\n"
@@ -274,8 +274,11 @@ def with_cloud(args: argparse.Namespace, work: Path, stand_in: StandIn) -> bool:
         except ERRORS as error:
             print(f"  cleaning the guests stopped: {error}")
         cloud.stop()  # whatever happened above: a cloud left running recreates its namespaces
-        DhcpAgent(cloud.state_dir, mapped_bridges({"physnet1": bridge})).sync([])
-        ovs.delete_bridge(bridge)
+        try:
+            for line in leftovers.purge(cloud.state_dir):
+                print(f"  {line}")
+        except ERRORS as error:
+            print(f"  the cloud of {cloud.state_dir} may be left: {error}")
     return True
 
 
