@@ -23,7 +23,7 @@ import pytest
 from saphira.network.l2.ovs_pipeline import MARK, MARK_MASK
 from saphira.privsep import netns, ovs
 from tests.functional.cloud import Cloud, start_cloud
-from tests.functional.purge_world import Bystanders, snapshot
+from tests.functional.purge_world import Bystanders, HostSnapshot, snapshot
 from tests.integration.libvirt.guests import qemu_reachable_dir
 from tests.polling import wait_for
 
@@ -83,6 +83,15 @@ def served(cloud: Cloud) -> tuple[list[str], list[str]]:
     return namespaces, [f for n in networks if (f := f"--pid-file={dhcp / n / 'pid'}") in running]
 
 
+def of_cloud(found: HostSnapshot, cloud: Cloud, networks: list[str]) -> HostSnapshot:
+    """What of ``found`` is the cloud's: its networks' namespaces, its processes."""
+    return HostSnapshot(
+        found.namespaces & {f"qdhcp-{n}" for n in networks},
+        frozenset(),
+        frozenset(p for p in found.processes if p[1].startswith(f"--pid-file={cloud.state_dir}/")),
+    )
+
+
 def fully_served(cloud: Cloud) -> tuple[list[str], list[str]] | None:
     found = served(cloud)
     return found if all(found) else None
@@ -124,11 +133,14 @@ def test_purge_takes_the_stopped_cloud_away_and_nothing_else(world: World) -> No
     assert "is running" in refused.stderr
     assert cloud.stop() == 0, cloud.log()
 
-    before = snapshot()
+    before = of_cloud(snapshot(), cloud, networks)
     dry = purge(cloud.state_dir, "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert snapshot() == before
+    assert of_cloud(snapshot(), cloud, networks) == before  # (other clouds come and go)
+    assert len(before.namespaces) == 2 and len(before.processes) == 4  # dnsmasq, proxy each
     planned = dry.stdout.splitlines()
+    devices = {line.split()[3] for line in planned if line.startswith("would remove device ")}
+    assert devices and devices <= snapshot().devices
     assert all(line.startswith("would remove ") for line in planned), planned
     for network_id in networks:
         assert any(f"namespace qdhcp-{network_id} " in line for line in planned), planned
