@@ -119,7 +119,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # the state directory or the log file cannot be created
         print(f"saphira up: error: {error}", file=sys.stderr)
         return 2
-    lock = uplock.acquire(state_dir)  # held (open) until this process ends
+    try:
+        lock = uplock.acquire(state_dir)  # held (open) until this process ends
+    except OSError as error:
+        print(f"saphira up: error: {error}", file=sys.stderr)
+        return 2
     if isinstance(lock, uplock.Held):
         print(f"saphira up: error: {state_dir} is in use (pid {lock.pid} holds {lock.path})",
               file=sys.stderr)  # fmt: skip

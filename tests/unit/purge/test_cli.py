@@ -33,3 +33,12 @@ def test_refusals_are_one_line_on_stderr_and_nothing_on_stdout(
         os.close(running)
     out, err = capsys.readouterr()
     assert out == "" and f"the cloud of {tmp_path} is running (pid {os.getpid()}" in err
+
+
+def test_a_lock_file_it_cannot_open_is_a_refusal_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path(uplock.path_of(str(tmp_path))).mkdir()  # as unopenable for writing as another's
+    assert cmd_up.main(["purge", "--state-dir", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"saphira purge: cannot take {tmp_path}/")

@@ -36,7 +36,10 @@ def lock(state_dir: str) -> int:
     """The state directory's lock, taken (close the descriptor to let it go)."""
     if not os.path.isdir(state_dir):
         raise PurgeRefused(detail=f"{state_dir} is not a directory")
-    held = uplock.acquire(state_dir)
+    try:
+        held = uplock.acquire(state_dir)
+    except OSError as error:  # another user's lock file, a read-only directory
+        raise PurgeRefused(detail=f"cannot take {uplock.path_of(state_dir)}: {error}") from None
     if isinstance(held, uplock.Held):
         detail = f"the cloud of {state_dir} is running (pid {held.pid} holds it): stop it"
         raise PurgeRefused(detail=detail)
