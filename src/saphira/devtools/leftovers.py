@@ -18,11 +18,15 @@ def remove_guests_under(instances: Path, uri: str = "qemu:///system") -> list[st
     removed = []
     try:
         for dom in conn.listAllDomains(0):
-            if str(instances) in dom.XMLDesc(0):
-                if dom.isActive():
-                    dom.destroy()
-                dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
-                removed.append(dom.name())
+            try:
+                if str(instances) in dom.XMLDesc(0):
+                    if dom.isActive():
+                        dom.destroy()
+                    dom.undefineFlags(libvirt.VIR_DOMAIN_UNDEFINE_MANAGED_SAVE)
+                    removed.append(dom.name())
+            except libvirt.libvirtError as error:  # gone meanwhile (its cloud deleted it)
+                if error.get_error_code() != libvirt.VIR_ERR_NO_DOMAIN:
+                    raise
     finally:
         conn.close()
     return removed
