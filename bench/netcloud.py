@@ -20,6 +20,7 @@ from openstack.connection import Connection
 from taps import Tap, plug, remove_namespaces, unplug
 
 from saphira.devtools import leftovers
+from saphira.exception import SaphiraError
 from saphira.guest_image import BOOTED, MARKER
 from saphira.privsep import netns
 
@@ -50,7 +51,7 @@ class ServerFailed(RuntimeError):
 def remove_guests_under(instances: Path) -> None:
     try:
         removed = leftovers.remove_guests_under(instances)
-    except libvirt.libvirtError as error:
+    except (libvirt.libvirtError, SaphiraError) as error:  # listing, or one removal
         print(f"  guests under {instances} may be left: {error}")
         return
     for name in removed:
