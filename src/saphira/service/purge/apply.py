@@ -110,4 +110,5 @@ def _nft_table(name: str) -> None:
 
 
 def _directory(path: str) -> None:
-    shutil.rmtree(path)
+    with contextlib.suppress(FileNotFoundError):  # gone meanwhile: what was asked is done
+        shutil.rmtree(path)
