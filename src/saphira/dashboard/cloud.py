@@ -10,14 +10,19 @@ from __future__ import annotations
 import base64
 import threading
 from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
 
 from openstack import connection
 from openstack import exceptions as sdk
 from openstack.compute.v2.server_action import ServerAction
 
-from saphira.dashboard.rows import ServerRow, row
+from saphira.dashboard.rows import ServerRow, image_of, row
 
 Conn = connection.Connection
+# The compute API version the rows are read at: 2.47 gives the flavor's name in the server,
+# 2.9 its lock; the newer fields of later versions (tags, host status...) are not shown.
+SERVER_VERSION = "2.90"
 
 
 @dataclass(frozen=True)
@@ -88,13 +93,32 @@ def _image_name(conn: Conn, image_id: str) -> str:
 
 def servers(conn: Conn, since: str | None = None) -> list[ServerRow]:
     """Every server of the project (with ``since``: those changed at or after it,
-    deleted ones included), image names left as ids for ``named`` to fill."""
-    found = (
-        conn.compute.servers(details=True, changes_since=since)
-        if since
-        else conn.compute.servers(details=True)
-    )
-    return [row(server, {}) for server in found]
+    deleted ones included), image names left as ids for ``named`` to fill. Page by page
+    as the API hands them out (its ``next`` link's marker), read as JSON (``rows``)."""
+    query: dict[str, str] = {"changes-since": since} if since else {}
+    found: list[ServerRow] = []
+    while True:
+        body = _json(conn.compute.get("/servers/detail", params=query,
+                                      microversion=SERVER_VERSION))  # fmt: skip
+        found.extend(row(server, {}) for server in body.get("servers", ()))
+        marker = _next_marker(body.get("servers_links", ()))
+        if marker is None or not body.get("servers"):
+            return found
+        query = {**query, "marker": marker}
+
+
+def _json(response: Any) -> dict[str, Any]:
+    """The body of an API answer; an error status raised as openstacksdk raises it."""
+    sdk.raise_from_response(response)
+    return dict(response.json())
+
+
+def _next_marker(links: Any) -> str | None:
+    for link in links or ():
+        if link.get("rel") == "next":
+            values = parse_qs(urlsplit(str(link.get("href", ""))).query).get("marker")
+            return values[0] if values else None
+    return None
 
 
 def named(rows: list[ServerRow], names: dict[str, str]) -> list[ServerRow]:
@@ -102,9 +126,9 @@ def named(rows: list[ServerRow], names: dict[str, str]) -> list[ServerRow]:
 
 
 def server(conn: Conn, server_id: str, names: ImageNames) -> ServerRow:
-    found = conn.compute.get_server(server_id)
-    image = found.image.id if found.image is not None else ""
-    return row(found, names.resolve(conn, {str(image or "")}))
+    body = _json(conn.compute.get(f"/servers/{quote(server_id, safe='')}",
+                                  microversion=SERVER_VERSION))["server"]  # fmt: skip
+    return row(body, names.resolve(conn, {image_of(body)}))
 
 
 def images(conn: Conn) -> list[Choice]:

@@ -1,12 +1,17 @@
-"""What a page shows of a server: one typed row, built from openstacksdk's Server."""
+"""What a page shows of a server: one typed row, read from the compute API's JSON.
+
+The rows are read from the server's body as the API sends it (``cloud.servers``
+asks at ``cloud.SERVER_VERSION``), not through openstacksdk's ``Server``
+resource: building that resource costs about 2 ms of CPU a server, and its
+attribute reads about 1 ms more, which made a 1,000-server Instances page
+spend 3 s in the dashboard; the JSON is the same facts at a tenth of that.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from openstack.compute.v2.server import Server
 
 from saphira.dashboard.actions import Offer, offered
 from saphira.dashboard.progress import Step, step_of
@@ -65,43 +70,45 @@ def addresses(raw: Mapping[str, Any] | None) -> tuple[Address, ...]:
     )
 
 
-def _image_id(server: Server) -> str:
-    image = server.image
-    return str(image.id) if image is not None and image.id else ""
+def image_of(body: Mapping[str, Any]) -> str:
+    image = body.get("image")  # "" for a server booted from a volume
+    return str(image.get("id") or "") if isinstance(image, Mapping) else ""
 
 
-def _flavor(server: Server) -> str:
-    flavor = server.flavor
-    if flavor is None:
+def _flavor(body: Mapping[str, Any]) -> str:
+    flavor = body.get("flavor")
+    if not isinstance(flavor, Mapping):
         return ""
-    return str(flavor.original_name or flavor.name or flavor.id or "")
+    return str(flavor.get("original_name") or flavor.get("name") or flavor.get("id") or "")
 
 
-def _fault(server: Server) -> str:
-    fault = server.fault
+def _fault(body: Mapping[str, Any]) -> str:
+    fault = body.get("fault")
     if not isinstance(fault, Mapping):
         return ""
     return " ".join(str(fault.get("message", "")).split())
 
 
-def row(server: Server, image_names: Mapping[str, str]) -> ServerRow:
-    image_id = _image_id(server)
-    task_state = server.task_state or None
+def row(body: Mapping[str, Any], image_names: Mapping[str, str]) -> ServerRow:
+    """The row of one server's JSON body (``{"server": body}``, or a list's item)."""
+    image_id = image_of(body)
+    vm_state = body.get("OS-EXT-STS:vm_state")
+    task_state = body.get("OS-EXT-STS:task_state") or None
     return ServerRow(
-        id=str(server.id),
-        name=str(server.name or ""),
+        id=str(body["id"]),
+        name=str(body.get("name") or ""),
         image_id=image_id,
         image_name=image_names.get(image_id, image_id or "(none: booted from a volume)"),
-        flavor=_flavor(server),
-        addresses=addresses(server.addresses),
-        status=str(server.status or ""),
-        vm_state=str(server.vm_state or ""),
+        flavor=_flavor(body),
+        addresses=addresses(body.get("addresses")),
+        status=str(body.get("status") or ""),
+        vm_state=str(vm_state or ""),
         task_state=task_state,
-        power_state=power_label(server.power_state),
-        fault=_fault(server),
-        updated=str(server.updated_at or ""),
+        power_state=power_label(body.get("OS-EXT-STS:power_state")),
+        fault=_fault(body),
+        updated=str(body.get("updated") or ""),
         offers=offered(
-            server.vm_state, task_state,
-            launched=bool(server.launched_at), locked=bool(server.is_locked),
+            vm_state, task_state,
+            launched=bool(body.get("OS-SRV-USG:launched_at")), locked=bool(body.get("locked")),
         ),
     )  # fmt: skip
