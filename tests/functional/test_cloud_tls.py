@@ -102,3 +102,25 @@ def test_plain_http_and_unverified_tls_are_refused(tls_cloud: tuple[Cloud, Path]
             requests.get(f"https://127.0.0.1:{port}/", timeout=TIMEOUT, verify=True)
         answer = requests.get(f"https://127.0.0.1:{port}/", timeout=TIMEOUT, verify=str(cert))
         assert answer.status_code in (200, 300), (kind, answer.status_code)
+
+
+def test_the_dashboard_over_tls_sets_a_secure_session_cookie(tls_cloud: tuple[Cloud, Path]) -> None:
+    """Logged in over HTTPS, the session cookie is Secure, HttpOnly and SameSite=Lax."""
+    cloud, cert = tls_cloud
+    base = f"https://127.0.0.1:{_port(cloud, 'dashboard')}"
+    with pytest.raises(requests.ConnectionError):
+        requests.get(f"http://127.0.0.1:{_port(cloud, 'dashboard')}/auth/login", timeout=TIMEOUT)
+    browser = requests.Session()
+    form = browser.get(f"{base}/auth/login", timeout=TIMEOUT, verify=str(cert))
+    token = form.text.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    done = browser.post(f"{base}/auth/login", timeout=TIMEOUT, verify=str(cert),
+                        allow_redirects=False, data={
+        "csrf_token": token, "username": "admin",
+        "password": _admin(cloud)["auth"]["password"]})  # fmt: skip
+    assert done.status_code == 303, done.text
+    (session,) = [c for c in done.headers["Set-Cookie"].split(", ") if "HttpOnly" in c]
+    attributes = {part.strip().split("=", 1)[0].lower() for part in session.split(";")}
+    assert {"secure", "httponly", "samesite"} <= attributes, session
+    assert "SameSite=Lax" in session
+    page = browser.get(f"{base}/project/instances", timeout=TIMEOUT, verify=str(cert))
+    assert "/auth/logout" in page.text  # the Secure cookie goes back over HTTPS
