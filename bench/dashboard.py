@@ -54,18 +54,10 @@ from selenium.webdriver.support.ui import Select
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
 from common import Cloud, free_offset
+from control_plane import CONF
 from seed_servers import seed
 from tests.browser import chrome
 
-CONF = """[DEFAULT]
-# Servers seeded straight into the database are unknown to the fake driver.
-sync_power_state_interval = -1
-
-[fake_driver]
-vcpus = 1000
-memory_mb = 800000
-local_gb = 600000
-"""
 UP_FLAGS = ["--compute-driver", "fake.FakeDriver", "--no-test-image", "--no-provider-network"]
 DASHBOARD = 8080
 POLL = 0.05
