@@ -1,13 +1,16 @@
 """The dashboard in Debian's headless Chromium, as its browser tests drive it.
 
-``Pages`` is one browser on one dashboard: log in and out as a person does,
-wait for what a click loads (a click returns before the next page is there),
-follow a navigation link, and keep a numbered screenshot of each page under
-the test's own directory (the artefacts a failing walk is read from).
+``Pages`` is one browser on one dashboard, the one way every dashboard browser
+test drives a page: log in and out as a person does, wait for what a click
+loads (a click returns before the next page is there), follow a navigation
+link, read an element's text in one step, and keep a numbered screenshot of
+each page under the test's own directory (the artefacts a failing walk is read
+from).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,8 @@ from tests.browser import NoVncPage
 from tests.polling import wait_for
 
 TIMEOUT = 30.0
+# An element's text read in one step; "" when the page has no such element.
+_TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText.trim() : '';"
 
 
 @dataclass
@@ -48,8 +53,15 @@ class Pages:
     def shown(self, element_id: str, timeout: float = TIMEOUT) -> WebElement:
         return self.find(By.ID, element_id, timeout)
 
-    def until(self, what: str, check: Any, timeout: float = TIMEOUT) -> Any:
+    def until(self, what: str, check: Callable[[], Any], timeout: float = TIMEOUT) -> Any:
+        """What ``check`` returns once it is truthy (``tests.polling.wait_for``, polled often:
+        a page changes quickly)."""
         return wait_for(what, check, timeout=timeout, interval=0.1)
+
+    def text(self, element_id: str) -> str:
+        """The element's text, read in one step: a live page replaces its elements, so one
+        found first may be gone by the time its text is asked for."""
+        return str(self.driver.execute_script(_TEXT, element_id))
 
     def follow(self, nav: str, link: str, element_id: str) -> WebElement:
         """The ``nav`` navigation's ``link`` clicked, until the page's ``element_id`` is there."""
@@ -70,17 +82,25 @@ class Pages:
 
         self.until(f"a click on {css}", clicked)
 
-    def log_in(self, user: str, password: str) -> None:
-        self.open("/auth/login", "username").send_keys(user)
+    def log_in(
+        self, user: str, password: str, path: str = "/auth/login", landing: str = "instances"
+    ) -> None:
+        """Logs in on the form ``path`` leads to (the login page, or a page that asks for a
+        login first and comes back to it), until the ``landing`` element is there."""
+        self.open(path, "username").send_keys(user)
         self.driver.find_element(By.ID, "password").send_keys(password)
         self.driver.find_element(By.ID, "login").click()
-        self.shown("instances")
+        self.shown(landing)
 
     def log_out(self) -> None:
         self.driver.find_element(By.CSS_SELECTOR, "form.logout button").click()
         self.shown("username")
 
-    def shot(self, what: str) -> Path:
+    def shot(self, what: str, at: str | None = None) -> Path:
+        """The page as the next numbered PNG; ``at``: the id of an element scrolled into
+        view first (the page as it is scrolled otherwise)."""
+        if at is not None:
+            self.driver.execute_script("arguments[0].scrollIntoView();", self.shown(at))
         self.taken += 1
         path = self.shots / f"{self.taken:02d}-{what}.png"
         self.browser.screenshot(path)

@@ -17,7 +17,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,14 +210,3 @@ def streamed(visitor: Visitor) -> Iterator[Stream]:
         yield stream
     finally:
         stream.close()
-
-
-def until(check: Callable[[], object], what: str, timeout: float = TIMEOUT) -> object:
-    """Polls ``check`` until it returns something truthy (a page's state in a browser)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout} s")

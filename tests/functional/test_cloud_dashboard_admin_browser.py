@@ -12,16 +12,14 @@ from typing import Any
 import pytest
 import yaml
 from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser import NoVncPage, chrome
+from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
+from tests.functional.dashboard_browser import Pages
 from tests.functional.dashboard_world import World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
-TIMEOUT = 30.0
 ACCENT = "rgb(11, 92, 173)"  # dashboard.css's --accent, the used part of a bar
 
 # Each chart as the browser laid it out: its resource, the share it says, the drawn
@@ -60,19 +58,15 @@ def test_the_hypervisors_usage_charts_are_drawn(cloud: Cloud, world: World, tmp_
     _half_the_host(cloud, world)
     password = yaml.safe_load(cloud.clouds_yaml.read_text())["clouds"]["admin"]["auth"]["password"]
     with chrome() as browser:
-        _walk(browser, world, password, tmp_path)
+        _walk(Pages(browser, world.base, tmp_path), password)
 
 
-def _walk(browser: NoVncPage, world: World, password: str, shots: Path) -> None:
-    driver = browser.driver
-    driver.get(f"{world.base}/auth/login")
-    driver.find_element(By.ID, "username").send_keys("admin")
-    driver.find_element(By.ID, "password").send_keys(password)
-    driver.find_element(By.ID, "login").click()
-    _shown(driver, "instances")
-    browser.screenshot(shots / "01-instances-with-admin-nav.png")
-    _follow(driver, "Hypervisors", "hypervisors")
-    browser.screenshot(shots / "02-hypervisors.png")
+def _walk(pages: Pages, password: str) -> None:
+    driver = pages.driver
+    pages.log_in("admin", password)
+    pages.shot("instances-with-admin-nav")
+    pages.follow("Admin", "Hypervisors", "hypervisors")
+    pages.shot("hypervisors")
     for where in ("#hypervisors", "#summary"):  # the host's row, and all hosts added up
         charts = {c[0]: c[1:] for c in driver.execute_script(_CHARTS, where)}
         assert set(charts) == {"VCPU", "MEMORY_MB", "DISK_GB"}, (where, charts)
@@ -84,20 +78,9 @@ def _walk(browser: NoVncPage, world: World, password: str, shots: Path) -> None:
     svgs = driver.find_elements(By.CSS_SELECTOR, "#hypervisors svg[role='img']")
     said = [str(svg.get_attribute("aria-label")).split(" ", 1)[1] for svg in svgs]
     assert said == ["vCPUs: 25 percent used", "RAM: 52 percent used", "Disk: 50 percent used"]
-    pages = (("Flavors", "flavors"), ("Compute services", "services"), ("Network agents",
-             "agents"), ("Projects", "projects"), ("Users", "users"))  # fmt: skip
-    for n, (link, table) in enumerate(pages, start=3):  # the other admin pages, as artefacts
-        _follow(driver, link, table)
-        browser.screenshot(shots / f"{n:02d}-{table}.png")
-    assert len(list(shots.glob("*.png"))) == 7
-
-
-def _shown(driver: WebDriver, element_id: str) -> None:
-    WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_elements(By.ID, element_id))
-
-
-def _follow(driver: WebDriver, link: str, table: str) -> None:
-    """The Admin navigation's ``link`` clicked, until the page's ``table`` is there."""
-    nav = driver.find_element(By.CSS_SELECTOR, "nav[aria-label='Admin']")
-    nav.find_element(By.LINK_TEXT, link).click()
-    _shown(driver, table)
+    others = (("Flavors", "flavors"), ("Compute services", "services"), ("Network agents",
+              "agents"), ("Projects", "projects"), ("Users", "users"))  # fmt: skip
+    for link, table in others:  # the other admin pages, as artefacts
+        pages.follow("Admin", link, table)
+        pages.shot(table)
+    assert len(list(pages.shots.glob("*.png"))) == pages.taken == 7

@@ -7,8 +7,7 @@ kept under the test's tmp dir."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,12 +18,11 @@ from selenium.webdriver.support.ui import Select
 from tests.browser import NoVncPage, chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
+from tests.functional.dashboard_browser import Pages
 from tests.functional.dashboard_world import World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
-TIMEOUT = 30.0
 NAME = "resized-in-the-browser"
-_TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText.trim() : '';"
 
 
 @pytest.fixture(scope="module")
@@ -37,16 +35,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
 @pytest.fixture(scope="module")
 def world(cloud: Cloud) -> World:
     return prepare(cloud)
-
-
-def _until(check: Callable[[], object], what: str, timeout: float = TIMEOUT) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not within {timeout} s")
 
 
 def _active_server(cloud: Cloud, world: World) -> tuple[str, str]:
@@ -67,42 +55,30 @@ def test_consoles_then_a_resize_followed_live_and_confirmed(
 ) -> None:
     server_id, small = _active_server(cloud, world)
     with chrome() as browser:
-        driver = browser.driver
-        shots = iter(range(1, 20))
-
-        def shot(what: str, at: str = "") -> None:
-            """The page from its top (or from the element ``at``) as a PNG."""
-            script = "arguments[0].scrollIntoView();" if at else "window.scrollTo(0, 0);"
-            driver.execute_script(script, *([driver.find_element(By.ID, at)] if at else []))
-            browser.screenshot(tmp_path / f"{next(shots):02d}-{what}.png")
-
-        def text(element_id: str) -> str:
-            """An element's text, read in one step (the live page replaces elements)."""
-            return str(driver.execute_script(_TEXT, element_id))
-
-        driver.get(f"{world.base}/project/instances/{server_id}")
-        driver.find_element(By.ID, "username").send_keys("demo")
-        driver.find_element(By.ID, "password").send_keys(world.demo_password)
-        driver.find_element(By.ID, "login").click()  # back to the instance's page
-        _until(lambda: "SAPHIRA-GUEST:" in text("serial"), "the serial console's text")
+        pages = Pages(browser, world.base, tmp_path)
+        driver, text = pages.driver, pages.text
+        # The instance's page asks for a login first and comes back to it.
+        pages.log_in("demo", world.demo_password, f"/project/instances/{server_id}", "serial")
+        pages.until("the serial console's text", lambda: "SAPHIRA-GUEST:" in text("serial"))
         driver.find_element(By.ID, "serial-input").send_keys("root" + Keys.ENTER)
-        _until(lambda: text("serial").count("login:") >= 2, "the guest's answer")
+        pages.until("the guest's answer", lambda: text("serial").count("login:") >= 2)
         assert "root" in text("serial")
         driver.switch_to.frame(driver.find_element(By.ID, "novnc"))
         # The fake guest's RFB server shakes hands and names itself; it draws nothing
         # (a libvirt cloud's test must see the guest's screen drawn, "drawn").
-        novnc = NoVncPage(driver)
-        _until(lambda: novnc.state().connected or "fail" in novnc.state().status.lower(), "noVNC")
+        novnc = NoVncPage(browser.driver)
+        pages.until("noVNC", lambda: novnc.state().connected
+                    or "fail" in novnc.state().status.lower())  # fmt: skip
         state = novnc.state()
         assert state.connected and "instance-" in state.status, state
         driver.switch_to.default_content()
-        shot("consoles", "serial")
+        pages.shot("consoles", at="serial")
 
         driver.find_element(By.CSS_SELECTOR, "a[data-action='resize']").click()
         Select(driver.find_element(By.ID, "flavor")).select_by_value(small)
-        shot("resize")
+        pages.shot("resize")
         driver.find_element(By.ID, "submit").click()
-        _until(lambda: driver.find_elements(By.ID, "facts"), "the instance's page")
+        pages.shown("facts")  # the instance's page
         driver.execute_script("window.notReloaded = true;")  # gone if the page loads again
         steps: set[str] = set()
 
@@ -110,18 +86,18 @@ def test_consoles_then_a_resize_followed_live_and_confirmed(
             steps.add(text("step"))
             return text("status") == "VERIFY_RESIZE"
 
-        _until(verify, "VERIFY_RESIZE", 60)
+        pages.until("VERIFY_RESIZE", verify, timeout=60)
         assert any(s.startswith("Resizing: step") for s in steps), steps
         assert driver.execute_script("return window.notReloaded === true;")
         assert "confirm the new flavor" in text("step")
-        shot("verify-resize")
+        pages.shot("verify-resize")
 
         driver.find_element(By.CSS_SELECTOR, "a[data-action='confirm_resize']").click()
         assert "can no longer go back" in text("warning")
-        shot("confirm-resize")
+        pages.shot("confirm-resize")
         driver.find_element(By.ID, "confirm").click()
-        _until(lambda: text("status") == "ACTIVE" and not text("step"), "ACTIVE again")
+        pages.until("ACTIVE again", lambda: text("status") == "ACTIVE" and not text("step"))
         assert text("flavor") == "dash.small"
-        _until(lambda: "confirmResize" in text("history"), "the confirmation in the history")
-        shot("resized")
-    assert len(list(tmp_path.glob("*.png"))) == 5
+        pages.until("the confirmation in the history", lambda: "confirmResize" in text("history"))
+        pages.shot("resized")
+    assert len(list(tmp_path.glob("*.png"))) == pages.taken == 5

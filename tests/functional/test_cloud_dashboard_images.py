@@ -18,17 +18,11 @@ from urllib.parse import urlsplit
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import NoVncPage, chrome
+from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_world import (
-    TIMEOUT,
-    Visitor,
-    World,
-    dashboard_cloud,
-    prepare,
-    until,
-)
+from tests.functional.dashboard_browser import Pages
+from tests.functional.dashboard_world import TIMEOUT, Visitor, World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
 PUBLIC_KEY = (
@@ -252,42 +246,36 @@ def test_in_a_browser_the_progress_runs_to_the_end_and_the_image_turns_active(
     left to detection, both bars at their end and the image active on the page, then
     Active in the list; a screenshot of each page is kept under the test's tmp dir."""
     with chrome() as browser:
-        _upload_in_a_browser(world, browser, qcow2, tmp_path)
+        _upload_in_a_browser(Pages(browser, world.base, tmp_path), world, qcow2)
 
 
-def _upload_in_a_browser(world: World, browser: NoVncPage, qcow2: Path, tmp_path: Path) -> None:
-    driver = browser.driver
-    driver.get(f"{world.base}/auth/login")
-    driver.find_element(By.ID, "username").send_keys("demo")
-    driver.find_element(By.ID, "password").send_keys(world.demo_password)
-    driver.find_element(By.ID, "login").click()
-    until(lambda: driver.find_elements(By.ID, "instances"), "the instances page")
-    driver.find_element(By.LINK_TEXT, "Images").click()
-    until(lambda: driver.find_elements(By.ID, "create-image"), "the images page")
-    driver.find_element(By.ID, "create-image").click()
+def _upload_in_a_browser(pages: Pages, world: World, qcow2: Path) -> None:
+    driver = pages.driver
+    pages.log_in("demo", world.demo_password)
+    pages.follow("Project", "Images", "create-image").click()
     driver.find_element(By.ID, "name").send_keys("uploaded-in-the-browser")
     driver.find_element(By.ID, "file").send_keys(str(qcow2))
     detect = driver.find_element(By.CSS_SELECTOR, "#disk_format option[value='']")
-    until(lambda: "QCOW2" in detect.text, "the format guessed from the chosen file")
+    pages.until("the format guessed from the chosen file", lambda: "QCOW2" in detect.text)
     assert driver.find_element(By.ID, "disk_format").get_attribute("value") == ""  # left to detect
-    browser.screenshot(tmp_path / "01-create-image.png")
+    pages.shot("create-image")
     driver.find_element(By.ID, "submit").click()
 
     def bar(name: str) -> str:
         return str(driver.find_element(By.ID, name).get_attribute("value"))
 
-    until(lambda: driver.find_element(By.ID, "image-status").text == "active", "active")
+    pages.until("active", lambda: driver.find_element(By.ID, "image-status").text == "active")
     assert (bar("send-bar"), bar("store-bar")) == ("100", "100")
     assert driver.find_element(By.ID, "store-text").text.endswith("(100 %)")
     assert driver.find_element(By.ID, "detected").text == "Disk format: QCOW2."
     assert driver.find_element(By.ID, "upload-message").text == ""
-    browser.screenshot(tmp_path / "02-uploaded.png")
+    pages.shot("uploaded")
     driver.find_element(By.ID, "image-link").click()
-    until(lambda: driver.find_elements(By.ID, "disk-format"), "the image's page")
+    pages.shown("disk-format")  # the image's page
     assert driver.find_element(By.ID, "status").text == "Active"
     assert driver.find_element(By.ID, "disk-format").text == "QCOW2"
-    driver.find_element(By.LINK_TEXT, "Images").click()
+    pages.follow("Project", "Images", "create-image")
     row = driver.find_element(By.XPATH, "//tr[td/a[text()='uploaded-in-the-browser']]")
     assert row.get_attribute("data-status") == "active"
-    browser.screenshot(tmp_path / "03-images.png")
-    assert len(list(tmp_path.glob("*.png"))) == 3
+    pages.shot("images")
+    assert len(list(pages.shots.glob("*.png"))) == pages.taken == 3

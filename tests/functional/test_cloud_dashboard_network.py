@@ -10,20 +10,18 @@ then the server's, with a screenshot of each page under the test's tmp dir."""
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
+from tests.functional.dashboard_browser import Pages
 from tests.functional.dashboard_world import Visitor, World, dashboard_cloud, prepare
 
 pytestmark = pytest.mark.functional
@@ -228,56 +226,42 @@ def test_another_project_sees_none_of_it(cloud: Cloud, world: World, demo: Visit
     assert sdk(cloud.clouds_yaml, "demo").network.find_network(made) is not None
 
 
-def _until(check: Callable[[], bool], what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
-        time.sleep(0.1)
-
-
-def _find(driver: WebDriver, by: str, value: str) -> WebElement:
-    """The element once the page that has it is loaded (a click does not wait for it)."""
-    _until(lambda: bool(driver.find_elements(by, value)), f"{by} {value}")
-    return driver.find_element(by, value)
-
-
 def test_in_the_browser_the_ssh_rule_for_the_default_group_shows_the_open_warning(
     cloud: Cloud, world: World, tmp_path: Path
 ) -> None:
     group = _default_group(cloud)
     with chrome() as browser:
-        driver = browser.driver
-        driver.get(f"{world.base}/auth/login")
-        driver.find_element(By.ID, "username").send_keys("demo")
-        driver.find_element(By.ID, "password").send_keys(world.demo_password)
-        driver.find_element(By.ID, "login").click()
-        _find(driver, By.LINK_TEXT, "Security groups").click()
-        _find(driver, By.LINK_TEXT, "default").click()
-        assert OPEN not in _find(driver, By.ID, "rules").text
-        browser.screenshot(tmp_path / "1-default-group.png")
+        pages = Pages(browser, world.base, tmp_path)
+        driver = pages.driver
+        pages.log_in("demo", world.demo_password)
+        pages.follow("Network", "Security groups", "groups")
+        pages.find(By.LINK_TEXT, "default").click()
+        assert OPEN not in pages.shown("rules").text
+        pages.shot("default-group")
         driver.find_element(By.ID, "add-rule").click()
-        note, ports = _find(driver, By.ID, "open-note"), driver.find_element(By.ID, "ports")
-        _until(note.is_displayed, "the form's warning for SSH from 0.0.0.0/0")
+        note, ports = pages.shown("open-note"), driver.find_element(By.ID, "ports")
+        pages.until("the form's warning for SSH from 0.0.0.0/0", note.is_displayed)
         assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in note.text and not ports.is_displayed()
-        browser.screenshot(tmp_path / "2-rule-form.png")
+        pages.shot("rule-form")
         cidr = driver.find_element(By.ID, "cidr")
         cidr.clear()
         cidr.send_keys("192.0.2.0/24")
-        _until(lambda: not note.is_displayed(), "no warning for 192.0.2.0/24")
+        pages.until("no warning for 192.0.2.0/24", lambda: not note.is_displayed())
         Select(driver.find_element(By.ID, "preset")).select_by_value("custom_tcp")
-        _until(ports.is_displayed, "the port field of a custom TCP rule")
+        pages.until("the port field of a custom TCP rule", ports.is_displayed)
         Select(driver.find_element(By.ID, "preset")).select_by_value("ssh")
         cidr.clear()
         cidr.send_keys("0.0.0.0/0")
-        _until(note.is_displayed, "the warning again")
+        pages.until("the warning again", note.is_displayed)
         driver.find_element(By.ID, "submit").click()
-        assert "SSH (TCP port 22)" in _find(driver, By.ID, "exposure").text
-        browser.screenshot(tmp_path / "3-asked-again.png")
+        assert "SSH (TCP port 22)" in pages.shown("exposure").text
+        pages.shot("asked-again")
         driver.find_element(By.ID, "submit").click()
-        added = _find(driver, By.ID, "added-warning").text
+        added = pages.shown("added-warning").text
         assert f"{OPEN} (0.0.0.0/0): SSH (TCP port 22)" in added
         assert len(driver.find_elements(By.CSS_SELECTOR, "#rules tr.exposed")) == 1
-        browser.screenshot(tmp_path / "4-added.png")
+        pages.shot("added")
+    assert len(list(tmp_path.glob("*.png"))) == pages.taken == 4
     conn = sdk(cloud.clouds_yaml, "demo")
     (rule,) = [r for r in conn.network.security_group_rules(security_group_id=group)
                if r.port_range_min == 22]  # fmt: skip
