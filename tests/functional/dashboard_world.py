@@ -16,11 +16,11 @@ import secrets
 import socket
 import sqlite3
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import requests
 import yaml
@@ -29,8 +29,10 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud, start_cloud
+from tests.polling import wait_for
 
 TIMEOUT = 30
+Event = TypeVar("Event")
 # Each fake guest operation takes 2 s (a build is seen building by a 1 s feed); with no
 # L2 agent in these clouds, nothing reports a port plugged: guests do not wait for it.
 FAKE_DRIVER_CONF = "[DEFAULT]\nvif_plugging_timeout = 0\n[fake_driver]\ndelay = 2\n"
@@ -148,6 +150,18 @@ class Visitor:
         return re.findall(r'<tr id="server-([0-9a-f-]{36})"', page.text)
 
 
+def heard(
+    what: str, seen: Callable[[], list[Event]], stream: Sequence[object], timeout: float
+) -> list[Event]:
+    """``wait_for`` ``seen`` (events an event stream's reader thread has gathered); failing,
+    it names all the stream said, the one clue to why the awaited event never came."""
+    try:
+        found: list[Event] = wait_for(what, seen, timeout=timeout, interval=0.1)
+    except AssertionError as late:
+        raise AssertionError(f"{late}: {list(stream)}") from None
+    return found
+
+
 @dataclass(frozen=True)
 class RowEvent:
     id: str
@@ -186,13 +200,13 @@ class Stream:
 
     def wait(self, server_id: str, status: str, timeout: float = 60) -> list[RowEvent]:
         """The events of ``server_id`` until one has ``status`` ("DELETED" for its removal)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def seen() -> list[RowEvent]:
             mine = [r for r in self.rows if r.id == server_id]
-            if any((r.deleted and status == "DELETED") or r.status == status for r in mine):
-                return mine
-            time.sleep(0.1)
-        raise AssertionError(f"no {status} for {server_id}: {self.rows}")
+            done = any((r.deleted and status == "DELETED") or r.status == status for r in mine)
+            return mine if done else []
+
+        return heard(f"no {status} for {server_id}", seen, self.rows, timeout)
 
     def close(self) -> None:
         """Shut the socket first: closing the response alone would wait for the reader's

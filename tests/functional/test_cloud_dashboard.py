@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import re
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +21,7 @@ from tests.functional.dashboard_world import (
     prepare,
     revocations,
 )
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.functional
 NOT_HERE = "Not found in this project."
@@ -51,10 +51,9 @@ def _server_ids(cloud: Cloud) -> set[str]:
 
 def _wait_status(cloud: Cloud, server_id: str, status: str) -> None:
     conn = sdk(cloud.clouds_yaml, "demo")
-    deadline = time.monotonic() + 60
-    while conn.compute.get_server(server_id).status != status:
-        assert time.monotonic() < deadline, f"{server_id} never {status}"
-        time.sleep(0.5)
+    wait_for(f"{server_id} never {status}",
+             lambda: conn.compute.get_server(server_id).status == status,
+             timeout=60, interval=0.5)  # fmt: skip
 
 
 def _launched(cloud: Cloud, visitor: Visitor, world: World, name: str) -> str:

@@ -11,7 +11,6 @@ import json
 import re
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -20,7 +19,15 @@ import requests
 
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_world import TIMEOUT, Visitor, World, dashboard_cloud, prepare
+from tests.functional.dashboard_world import (
+    TIMEOUT,
+    Visitor,
+    World,
+    dashboard_cloud,
+    heard,
+    prepare,
+)
+from tests.polling import wait_for
 
 pytestmark = pytest.mark.functional
 _I = "/project/instances"
@@ -86,12 +93,12 @@ class DetailStream:
 
     def wait(self, kind: str, key: str, text: str, timeout: float = 60) -> list[Frame]:
         """The frames until one of ``kind`` has ``text`` in its ``key``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(f.kind == kind and text in f.data.get(key, "") for f in self.frames):
-                return list(self.frames)
-            time.sleep(0.1)
-        raise AssertionError(f"no {kind} with {text!r}: {self.frames}")
+
+        def seen() -> list[Frame]:
+            done = any(f.kind == kind and text in f.data.get(key, "") for f in self.frames)
+            return list(self.frames) if done else []
+
+        return heard(f"no {kind} with {text!r}", seen, self.frames, timeout)
 
     def close(self) -> None:
         sock = getattr(getattr(self.answer.raw, "connection", None), "sock", None)
@@ -103,10 +110,12 @@ class DetailStream:
 
 def _wait(cloud: Cloud, server_id: str, status: str) -> None:
     conn = sdk(cloud.clouds_yaml, "demo")
-    deadline = time.monotonic() + 60
-    while (found := conn.compute.get_server(server_id)).status != status or found.task_state:
-        assert time.monotonic() < deadline, f"{server_id} never {status}"
-        time.sleep(0.3)
+
+    def settled() -> bool:
+        found = conn.compute.get_server(server_id)
+        return bool(found.status == status and not found.task_state)
+
+    wait_for(f"{server_id} never {status}", settled, timeout=60, interval=0.3)
 
 
 @pytest.fixture(scope="module")
