@@ -11,7 +11,6 @@ import json
 import re
 import socket
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -21,31 +20,13 @@ from selenium.webdriver.common.by import By
 from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_browser import Pages
-from tests.functional.dashboard_world import TIMEOUT, Visitor, World, dashboard_cloud, prepare
+from tests.functional.dashboard.pages import Pages
+from tests.functional.dashboard.world import TIMEOUT, Visitor, World
 
 pytestmark = pytest.mark.functional
 PUBLIC_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDb7ZpDWt7y2pWm5pPCKm0m3Q3XyXG5tJ7o0lGZkQ0Gk dash@test"
 )
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-images")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
-
-
-@pytest.fixture
-def demo(world: World) -> Visitor:
-    visitor = Visitor(world.base)
-    assert visitor.login("demo", world.demo_password).status_code == 303
-    return visitor
 
 
 @pytest.fixture(scope="module")

@@ -18,8 +18,8 @@ from selenium.webdriver.support.ui import Select
 from tests.browser import NoVncPage, chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_browser import Pages
-from tests.functional.dashboard_world import World, dashboard_cloud, prepare
+from tests.functional.dashboard.pages import Pages
+from tests.functional.dashboard.world import World, dashboard_cloud
 
 pytestmark = pytest.mark.functional
 NAME = "resized-in-the-browser"
@@ -30,11 +30,6 @@ def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
     where = tmp_path_factory.mktemp("details-browser")
     with dashboard_cloud(where, "[serial_console]\nenabled = true\n") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
 
 
 def _active_server(cloud: Cloud, world: World) -> tuple[str, str]:

@@ -5,7 +5,6 @@ the page's colours; a screenshot of each admin page is kept under the test's tmp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +15,8 @@ from selenium.webdriver.common.by import By
 from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_browser import Pages
-from tests.functional.dashboard_world import World, dashboard_cloud, prepare
+from tests.functional.dashboard.pages import Pages
+from tests.functional.dashboard.world import World
 
 pytestmark = pytest.mark.functional
 ACCENT = "rgb(11, 92, 173)"  # dashboard.css's --accent, the used part of a bar
@@ -31,17 +30,6 @@ return Array.from(document.querySelectorAll(arguments[0] + ' figure.usage')).map
   return [f.dataset.resource, Number(f.dataset.used), Number(f.dataset.capacity),
           track.width, used.getBoundingClientRect().width, getComputedStyle(used).fill];
 });"""
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-admin-browser")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
 
 
 def _half_the_host(cloud: Cloud, world: World) -> None:

@@ -29,7 +29,7 @@ from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
 from tests.functional.conftest import ProviderCloud
-from tests.functional.dashboard_browser import Pages
+from tests.functional.dashboard.pages import Pages
 from tests.functional.test_cloud_libvirt import wait_console
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]

@@ -8,7 +8,6 @@ pages and posts, and changes nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,22 +21,11 @@ from saphira.netsvc.settings import Settings
 from saphira.objects.network import DHCP_AGENT, OVS_AGENT
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_world import Visitor, World, dashboard_cloud, prepare
+from tests.functional.dashboard.world import Visitor, World
 
 pytestmark = pytest.mark.functional
 NOT_ADMIN = "This page is for administrators"
 NO_ID = "00000000-0000-4000-8000-000000000000"
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-admin")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +38,6 @@ def admin(cloud: Cloud, world: World) -> Visitor:
     password = yaml.safe_load(cloud.clouds_yaml.read_text())["clouds"]["admin"]["auth"]["password"]
     visitor = Visitor(world.base)
     assert visitor.login("admin", password).status_code == 303
-    return visitor
-
-
-@pytest.fixture
-def demo(world: World) -> Visitor:
-    visitor = Visitor(world.base)
-    assert visitor.login("demo", world.demo_password).status_code == 303
     return visitor
 
 

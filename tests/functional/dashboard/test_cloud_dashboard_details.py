@@ -19,30 +19,17 @@ import requests
 
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_world import (
+from tests.functional.dashboard.world import (
     TIMEOUT,
     Visitor,
     World,
-    dashboard_cloud,
     heard,
-    prepare,
 )
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.functional
 _I = "/project/instances"
 NOT_HERE = "Not found in this project."
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("details")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
 
 
 @pytest.fixture(scope="module")

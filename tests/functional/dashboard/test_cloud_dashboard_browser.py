@@ -13,23 +13,11 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from tests.browser import NoVncPage, chrome
-from tests.functional.cloud import Cloud
-from tests.functional.dashboard_browser import Pages
-from tests.functional.dashboard_world import World, dashboard_cloud, prepare
+from tests.functional.dashboard.pages import Pages
+from tests.functional.dashboard.world import World
 
 pytestmark = pytest.mark.functional
 NAME = "in-the-browser"
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-browser")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
 
 
 @pytest.fixture

@@ -7,42 +7,21 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_world import (
+from tests.functional.dashboard.world import (
     Stream,
     Visitor,
     World,
-    dashboard_cloud,
-    prepare,
     revocations,
 )
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.functional
 NOT_HERE = "Not found in this project."
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
-
-
-@pytest.fixture
-def demo(world: World) -> Visitor:
-    visitor = Visitor(world.base)
-    assert visitor.login("demo", world.demo_password).status_code == 303
-    return visitor
 
 
 def _server_ids(cloud: Cloud) -> set[str]:

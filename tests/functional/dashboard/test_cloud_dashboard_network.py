@@ -10,7 +10,6 @@ then the server's, with a screenshot of each page under the test's tmp dir."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,30 +20,12 @@ from selenium.webdriver.support.ui import Select
 from tests.browser import chrome
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
-from tests.functional.dashboard_browser import Pages
-from tests.functional.dashboard_world import Visitor, World, dashboard_cloud, prepare
+from tests.functional.dashboard.pages import Pages
+from tests.functional.dashboard.world import Visitor, World
 
 pytestmark = pytest.mark.functional
 NETS, GROUPS = "/project/networks", "/project/security_groups"
 OPEN = "Open to the whole internet"
-
-
-@pytest.fixture(scope="module")
-def cloud(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cloud]:
-    with dashboard_cloud(tmp_path_factory.mktemp("dashboard-network")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def world(cloud: Cloud) -> World:
-    return prepare(cloud)
-
-
-@pytest.fixture
-def demo(world: World) -> Visitor:
-    visitor = Visitor(world.base)
-    assert visitor.login("demo", world.demo_password).status_code == 303
-    return visitor
 
 
 def _admin(cloud: Cloud, world: World) -> Visitor:
