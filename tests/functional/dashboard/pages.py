@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
@@ -24,6 +24,20 @@ from tests.browser import NoVncPage
 from tests.polling import wait_for
 
 TIMEOUT = 30.0
+# Each shown page's form controls and buttons that have no accessible name (a field with no
+# <label> and no aria-label(ledby), a button or link with no text and no aria-label), and
+# its ids given twice (a label then names the first one only).
+_UNNAMED = """
+const named = (e) => (e.labels && e.labels.length) || e.getAttribute('aria-label')
+  || e.getAttribute('aria-labelledby') || (e.title || '').trim();
+const fields = document.querySelectorAll(
+  'input:not([type=hidden]):not([type=submit]):not([type=button]), select, textarea');
+const acts = document.querySelectorAll('button, a[href], input[type=submit]');
+const ids = Array.from(document.querySelectorAll('[id]'), (e) => e.id);
+return [...Array.from(fields).filter((e) => !named(e)),
+        ...Array.from(acts).filter((e) => !(e.innerText || e.value || '').trim() && !named(e))]
+  .map((e) => e.outerHTML.slice(0, 120))
+  .concat(ids.filter((id, i) => ids.indexOf(id) !== i).map((id) => `id ${id} twice`));"""
 # An element's text read in one step; "" when the page has no such element.
 _TEXT = "const e = document.getElementById(arguments[0]); return e ? e.innerText.trim() : '';"
 
@@ -69,14 +83,15 @@ class Pages:
         menu.find_element(By.LINK_TEXT, link).click()
         return self.shown(element_id)
 
-    def click(self, css: str) -> None:
-        """Clicks the element ``css`` selects; a live page may redraw it between the find and
-        the click, so a stale one is found again."""
+    def click(self, css: str, by: str = By.CSS_SELECTOR) -> None:
+        """Clicks the element ``css`` (or what ``by`` finds by that value) selects, once it is
+        there; a live page may redraw it between the find and the click, so a stale one is
+        found again."""
 
         def clicked() -> bool:
             try:
-                self.driver.find_element(By.CSS_SELECTOR, css).click()
-            except StaleElementReferenceException:
+                self.driver.find_element(by, css).click()
+            except (StaleElementReferenceException, NoSuchElementException):
                 return False
             return True
 
@@ -104,4 +119,6 @@ class Pages:
         self.taken += 1
         path = self.shots / f"{self.taken:02d}-{what}.png"
         self.browser.screenshot(path)
+        unnamed = self.driver.execute_script(_UNNAMED)
+        assert not unnamed, f"{what}: unnamed controls or repeated ids: {unnamed}"
         return path

@@ -172,7 +172,7 @@ def _server_id(walk: Walk) -> str:
 def _console(pages: Pages, walk: Walk) -> None:
     """The guest's screen drawn in the framed console; its boot in the console log."""
     wait_console(walk.cloud, _server_id(walk), READY, 1)  # booted: its screen has its text
-    pages.driver.find_element(By.LINK_TEXT, NAME).click()
+    pages.click(NAME, By.LINK_TEXT)  # the Instances page's row, redrawn as it changes
     frame = pages.shown("novnc")
     src = frame.get_attribute("src")
     pages.driver.switch_to.frame(frame)
@@ -194,7 +194,7 @@ def _lifecycle(pages: Pages) -> None:
     _act(pages, "start", "ACTIVE")
     _act(pages, "reboot", "ACTIVE", "reboot")
     _confirmed(pages, "rebuild", "replaces the root disk")
-    pages.find(By.LINK_TEXT, NAME).click()
+    pages.click(NAME, By.LINK_TEXT)
     _settled(pages, "ACTIVE", "rebuild")
     pages.shot("rebuilt")
     _confirmed(pages, "delete", "ephemeral storage")
