@@ -14,6 +14,7 @@ from oslo_config import cfg
 from saphira.db import urls
 from saphira.db.network import make_network_engine
 from saphira.db.network.models import Network, Port
+from saphira.db.transactions import Database
 from saphira.network.dhcp.files import served_networks
 from saphira.network.l2.mappings import host_bridge_mappings
 from saphira.service.purge.model import Recorded
@@ -114,9 +115,9 @@ def _network_database(conf: cfg.ConfigOpts) -> tuple[list[str], list[str]]:
         return [], []
     engine = make_network_engine(conf)
     try:
-        with engine.connect() as connection:
-            networks = connection.execute(sa.select(Network.id)).scalars().all()
-            ports = connection.execute(sa.select(Port.id)).scalars().all()
+        with Database(engine).reader() as session:  # reads only
+            networks = session.scalars(sa.select(Network.id)).all()
+            ports = session.scalars(sa.select(Port.id)).all()
     except sa.exc.OperationalError:  # a database without the schema yet
         return [], []
     finally:
