@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from openstack import connection
 from oslo_config import cfg
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound
 from werkzeug.routing import Map
@@ -58,6 +59,11 @@ class Ctx:
 
     def page(self, name: str, status: int = 200, **context: object) -> Response:
         return self.app.templates.page(name, status, ctx=self, **context)
+
+    @property
+    def conn(self) -> connection.Connection:
+        """The session's openstacksdk connection, with its user's scoped token."""
+        return self.app.connections.get(self.live.login)
 
     @property
     def csrf_token(self) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from saphira.dashboard import cloud
 from saphira.dashboard.cloud import ActionRecord, Conn
-from saphira.dashboard.errors import explain
+from saphira.dashboard.errors import explain, refusal
 
 # Offer name -> the compute proxy's method of one argument (the server).
 SIMPLE = {
@@ -101,9 +101,7 @@ def console(conn: Conn, server_id: str, kind: str) -> Console:
             server_id, protocol=_PROTOCOL[kind], type=kind
         )
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login or problem.status == 404:
-            raise
+        problem = refusal(error, page_says_404=False)
         if problem.status == 409:
             return Console(kind, "", _NOT_RUNNING)
         if problem.status == 400:

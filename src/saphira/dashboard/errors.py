@@ -58,6 +58,16 @@ def explain(error: Exception) -> Problem | None:
     return None
 
 
+def refusal(error: Exception, *, page_says_404: bool = True) -> Problem:
+    """The API's refusal of a view's call, for the page to say; an expired login and a bug
+    (no API's answer) go on to the error page, and so does a 404 if ``page_says_404`` is
+    False (a missing thing is no form's business)."""
+    problem = explain(error)
+    if problem is None or problem.needs_login or (problem.status == 404 and not page_says_404):
+        raise error
+    return problem
+
+
 _SDK_STATUS: tuple[tuple[type[sdk.HttpException], int], ...] = (
     (sdk.NotFoundException, 404),  # also what openstacksdk raises itself for a missing id
     (sdk.ForbiddenException, 403),

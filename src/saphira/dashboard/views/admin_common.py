@@ -15,7 +15,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 from werkzeug.wrappers import Response
 
 from saphira.dashboard.app import Ctx
-from saphira.dashboard.errors import PageError, Problem, explain
+from saphira.dashboard.errors import PageError, Problem, refusal
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -64,7 +64,5 @@ def attempt(call: Callable[[], T]) -> T | Problem:
     try:
         return call()
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login:
-            raise
+        problem = refusal(error)
         return problem

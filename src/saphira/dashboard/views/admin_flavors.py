@@ -23,7 +23,7 @@ DELETE_WARNING = (
 
 @admin
 def listing(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     return ctx.page("admin_flavors.html", flavors=cloud_admin.flavors(conn))
 
 
@@ -52,7 +52,7 @@ def create(ctx: Ctx) -> Response:
         request = _request(ctx)
     except FormError as error:
         return form(ctx, str(error), 400)
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     made = attempt(partial(cloud_admin.create_flavor, conn, request))
     if isinstance(made, Problem):
         return form(ctx, made.message, made.status)
@@ -61,7 +61,7 @@ def create(ctx: Ctx) -> Response:
 
 @admin
 def confirm(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found = cloud_admin.flavor(conn, ctx.args["flavor_id"])
     return ctx.page("admin_flavor_confirm.html", flavor=found, warning=DELETE_WARNING)
 
@@ -71,7 +71,7 @@ def delete(ctx: Ctx) -> Response:
     flavor_id = ctx.args["flavor_id"]
     if ctx.request.form.get("confirmed") != "yes":
         return redirect(f"{HOME}/{flavor_id}/delete")
-    cloud_admin.delete_flavor(ctx.app.connections.get(ctx.live.login), flavor_id)
+    cloud_admin.delete_flavor(ctx.conn, flavor_id)
     return redirect(HOME)
 
 
@@ -86,7 +86,7 @@ def _shared(conn: Conn, flavor_id: str) -> list[str]:
 
 @admin
 def access(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     flavor_id = ctx.args["flavor_id"]
     found, shared, projects = ctx.app.calls.gather(
         partial(cloud_admin.flavor, conn, flavor_id), partial(_shared, conn, flavor_id),
@@ -109,7 +109,7 @@ def change_access(ctx: Ctx) -> Response:
         raise PageError(400, "Choose to add or remove a project.")
     if not project_id:
         return access(ctx, "Choose a project.", 400)
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     grant = partial(cloud_admin.flavor_access, conn, flavor_id, project_id, grant=change == "add")
     problem = attempt(grant)
     if isinstance(problem, Problem):

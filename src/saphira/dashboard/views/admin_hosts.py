@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response
 from saphira.dashboard import cloud_admin, cloud_hosts
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.cloud import Conn
-from saphira.dashboard.errors import PageError, explain
+from saphira.dashboard.errors import PageError, refusal
 from saphira.dashboard.views.admin_common import admin
 
 SERVICES = "/admin/services"
@@ -23,9 +23,7 @@ def _providers(conn: Conn) -> tuple[list[ResourceProvider], str]:
     try:
         return cloud_hosts.providers(conn), ""
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login:
-            raise
+        problem = refusal(error)
         return [], f"Placement did not answer, so usage is not shown: {problem.message}"
 
 
@@ -33,7 +31,7 @@ def _providers(conn: Conn) -> tuple[list[ResourceProvider], str]:
 def hypervisors(ctx: Ctx) -> Response:
     """The hypervisors and placement's providers at once; then, only where the
     microversion left the usage out (2.88), each matching provider's figures."""
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found, (providers, note) = ctx.app.calls.gather(
         partial(cloud_hosts.hypervisors, conn), partial(_providers, conn)
     )
@@ -49,7 +47,7 @@ def hypervisors(ctx: Ctx) -> Response:
 
 @admin
 def services(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     return ctx.page("admin_services.html", services=cloud_admin.services(conn))
 
 
@@ -59,18 +57,18 @@ def change_service(ctx: Ctx) -> Response:
     if action not in SERVICE_ACTIONS:
         raise PageError(400, "Choose to enable, disable or force down the service.")
     reason = " ".join(ctx.request.form.get("reason", "").split())[:255]
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     cloud_admin.service_action(conn, ctx.args["service_id"], action, reason)
     return redirect(SERVICES)
 
 
 @admin
 def agents(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     return ctx.page("admin_agents.html", agents=cloud_admin.agents(conn))
 
 
 @admin
 def agent(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     return ctx.page("admin_agent.html", agent=cloud_admin.agent(conn, ctx.args["agent_id"]))

@@ -21,7 +21,7 @@ MIN_PASSWORD = 8
 
 @admin
 def projects(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     chosen = ctx.request.form if ctx.request.method == "POST" else None
     return ctx.page("admin_projects.html", status, projects=cloud_identity.projects(conn),
                     message=message, chosen=chosen, domain=DOMAIN)  # fmt: skip
@@ -34,7 +34,7 @@ def create_project(ctx: Ctx) -> Response:
     except FormError as error:
         return projects(ctx, str(error), 400)
     description = ctx.request.form.get("description", "").strip()
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     made = attempt(partial(cloud_identity.create_project, conn, name, description, DOMAIN_ID))
     if isinstance(made, Problem):
         return projects(ctx, made.message, made.status)
@@ -43,7 +43,7 @@ def create_project(ctx: Ctx) -> Response:
 
 @admin
 def project(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     project_id = ctx.args["project_id"]
     found, members, users, roles = ctx.app.calls.gather(
         partial(cloud_identity.project, conn, project_id),
@@ -63,7 +63,7 @@ def change_roles(ctx: Ctx) -> Response:
     if not user_id or not role_id:
         return project(ctx, "Choose a user and a role.", 400)
     project_id = ctx.args["project_id"]
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     give = change == "grant"
     problem = attempt(partial(cloud_identity.grant, conn, project_id, user_id, role_id, give=give))
     if isinstance(problem, Problem):
@@ -73,7 +73,7 @@ def change_roles(ctx: Ctx) -> Response:
 
 @admin
 def users(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found, projects_, roles = ctx.app.calls.gather(
         partial(cloud_identity.users, conn), partial(cloud_identity.projects, conn),
         partial(cloud_identity.roles, conn),
@@ -104,7 +104,7 @@ def create_user(ctx: Ctx) -> Response:
         request = _user_request(ctx)
     except FormError as error:
         return users(ctx, str(error), 400)
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     made = attempt(partial(cloud_identity.create_user, conn, request, DOMAIN_ID))
     if isinstance(made, Problem):
         return users(ctx, made.message, made.status)

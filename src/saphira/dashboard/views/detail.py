@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from saphira.dashboard import cloud, cloud_actions
 from saphira.dashboard.actions import BY_NAME
 from saphira.dashboard.app import Ctx, redirect
-from saphira.dashboard.errors import PageError, explain
+from saphira.dashboard.errors import PageError, refusal
 
 NOT_HERE = "There is no such instance in this project."
 _ORIGIN = re.compile(r"(https?|wss?)://[A-Za-z0-9.:\[\]-]+")
@@ -22,15 +22,13 @@ def _console(conn: cloud.Conn, server_id: str) -> str:
     try:
         return cloud.console_log(conn, server_id)
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login:
-            raise
+        problem = refusal(error)
         return f"(no console log: {problem.message})"
 
 
 def show(ctx: Ctx) -> Response:
     server_id = ctx.args["server_id"]
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found, log, history, novnc, serial = ctx.app.calls.gather(
         partial(cloud.server, conn, server_id, ctx.live.names),
         partial(_console, conn, server_id),
@@ -70,7 +68,7 @@ def confirm(ctx: Ctx) -> Response:
     offer = BY_NAME.get(ctx.args["name"])
     if offer is None or not offer.confirmed:
         raise PageError(404, "There is no such action.")
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found = cloud.server(conn, ctx.args["server_id"], ctx.live.names)
     return ctx.page("confirm.html", server=found, offer=offer)
 
@@ -84,7 +82,7 @@ def act(ctx: Ctx) -> Response:
         return redirect(f"/project/instances/{server_id}/{offer.form}")
     if offer.confirmed and ctx.request.form.get("confirmed") != "yes":
         return redirect(f"/project/instances/{server_id}/confirm/{offer.name}")
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     image = ""
     if offer.name == "rebuild":
         image = cloud.server(conn, server_id, ctx.live.names).image_id

@@ -21,7 +21,7 @@ from werkzeug.wrappers import Response
 from saphira.dashboard import cloud_images, image_formats
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.cloud_images import NewImage
-from saphira.dashboard.errors import PageError, explain
+from saphira.dashboard.errors import PageError, refusal
 from saphira.dashboard.render import SECURITY_HEADERS
 from saphira.dashboard.uploads import Job, Progress, Upload
 from saphira.dashboard.views.images import LIST, is_admin
@@ -104,13 +104,11 @@ def submit(ctx: Ctx) -> Response:
         new = _new_image(ctx, head, tail)
     except ValueError as wrong:
         return _refuse(ctx, str(wrong), 400)
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     try:
         image_id = cloud_images.create(conn, new)
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login:
-            raise
+        problem = refusal(error)
         return _refuse(ctx, problem.message, problem.status)
     job = Job(
         send=lambda data: cloud_images.upload(conn, image_id, data, total),

@@ -21,12 +21,12 @@ def is_admin(ctx: Ctx) -> bool:
 
 
 def _image(ctx: Ctx) -> cloud_images.ImageRow:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     return cloud_images.image(conn, ctx.args["image_id"], ctx.live.login.project.id, is_admin(ctx))
 
 
 def listing(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     rows = cloud_images.images(conn, ctx.live.login.project.id, is_admin(ctx))
     return ctx.page("images.html", rows=rows)
 
@@ -53,5 +53,5 @@ def delete(ctx: Ctx) -> Response:
     image_id = ctx.args["image_id"]
     if ctx.request.form.get("confirmed") != "yes":
         return redirect(f"{LIST}/{image_id}/delete")
-    cloud_images.delete(ctx.app.connections.get(ctx.live.login), image_id)
+    cloud_images.delete(ctx.conn, image_id)
     return redirect(LIST)

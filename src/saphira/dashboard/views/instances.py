@@ -22,7 +22,7 @@ HEARTBEAT = 5.0  # seconds between comments: they keep proxies open and find a p
 
 
 def listing(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     rows, images = ctx.app.calls.gather(partial(cloud.servers, conn), partial(cloud.images, conn))
     names = ctx.live.names.learn(images)
     rows = cloud.named(rows, ctx.live.names.resolve(conn, {r.image_id for r in rows}) | names)

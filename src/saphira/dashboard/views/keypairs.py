@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 
 from saphira.dashboard import cloud_keys
 from saphira.dashboard.app import Ctx, redirect
-from saphira.dashboard.errors import PageError, explain
+from saphira.dashboard.errors import PageError, refusal
 from saphira.dashboard.render import SECURITY_HEADERS
 
 FormView = Callable[[Ctx, str, int], Response]
@@ -31,7 +31,7 @@ def _at(name: str, what: str = "") -> str:
 
 
 def listing(ctx: Ctx) -> Response:
-    rows = cloud_keys.keypairs(ctx.app.connections.get(ctx.live.login))
+    rows = cloud_keys.keypairs(ctx.conn)
     return ctx.page("keypairs.html", rows=rows)
 
 
@@ -64,7 +64,7 @@ def _fields(ctx: Ctx) -> tuple[str, str]:
 def create(ctx: Ctx) -> Response:
     try:
         name, key_type = _fields(ctx)
-        made = cloud_keys.generate(ctx.app.connections.get(ctx.live.login), name, key_type)
+        made = cloud_keys.generate(ctx.conn, name, key_type)
     except Exception as error:
         return _refused(ctx, create_form, error)
     ctx.app.private_keys.hold(ctx.live.id, made.row.name, made.private_key)
@@ -77,7 +77,7 @@ def import_(ctx: Ctx) -> Response:
         name, key_type = _fields(ctx)
         if not public_key:
             raise ValueError("Paste the public key.")
-        cloud_keys.import_key(ctx.app.connections.get(ctx.live.login), name, key_type, public_key)
+        cloud_keys.import_key(ctx.conn, name, key_type, public_key)
     except Exception as error:
         return _refused(ctx, import_form, error)
     return redirect(LIST)
@@ -87,9 +87,7 @@ def _refused(ctx: Ctx, again: FormView, error: Exception) -> Response:
     """The form again with what was wrong: the field's or the API's words."""
     if isinstance(error, ValueError):
         return again(ctx, str(error), 400)
-    problem = explain(error)
-    if problem is None or problem.needs_login:
-        raise error
+    problem = refusal(error)
     return again(ctx, problem.message, problem.status)
 
 
@@ -112,7 +110,7 @@ def download(ctx: Ctx) -> Response:
 
 
 def confirm(ctx: Ctx) -> Response:
-    found = cloud_keys.keypair(ctx.app.connections.get(ctx.live.login), ctx.args["name"])
+    found = cloud_keys.keypair(ctx.conn, ctx.args["name"])
     return ctx.page("keypair_confirm.html", key=found, warning=DELETE_WARNING,
                     action=_at(found.name, "delete"))  # fmt: skip
 
@@ -121,5 +119,5 @@ def delete(ctx: Ctx) -> Response:
     name = ctx.args["name"]
     if ctx.request.form.get("confirmed") != "yes":
         return redirect(_at(name, "delete"))
-    cloud_keys.delete(ctx.app.connections.get(ctx.live.login), name)
+    cloud_keys.delete(ctx.conn, name)
     return redirect(LIST)

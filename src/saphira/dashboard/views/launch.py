@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 
 from saphira.dashboard import cloud
 from saphira.dashboard.app import Ctx, redirect
-from saphira.dashboard.errors import explain
+from saphira.dashboard.errors import refusal
 
 MAX_USER_DATA = 65535  # Nova's limit on the encoded user data, near enough
 
@@ -24,7 +24,7 @@ class Choices:
 
 
 def _choices(ctx: Ctx) -> Choices:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     project = ctx.live.login.project.id
     return Choices(
         *ctx.app.calls.gather(
@@ -62,10 +62,8 @@ def submit(ctx: Ctx) -> Response:
     if isinstance(request, str):
         return form(ctx, request, 400)
     try:
-        cloud.launch(ctx.app.connections.get(ctx.live.login), request)
+        cloud.launch(ctx.conn, request)
     except Exception as error:
-        problem = explain(error)
-        if problem is None or problem.needs_login:
-            raise
+        problem = refusal(error)
         return form(ctx, problem.message, problem.status)
     return redirect("/project/instances")

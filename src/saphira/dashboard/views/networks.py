@@ -8,26 +8,26 @@ from saphira.dashboard import cloud_network as net
 from saphira.dashboard import netforms
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.errors import PageError
-from saphira.dashboard.views.netbase import conn_of, project_of, refused
+from saphira.dashboard.views.netbase import project_of, refused
 
 LIST = "/project/networks"
 
 
 def listing(ctx: Ctx) -> Response:
-    rows = net.networks(ctx.app.calls, conn_of(ctx), project_of(ctx))
+    rows = net.networks(ctx.app.calls, ctx.conn, project_of(ctx))
     return ctx.page("networks.html", rows=rows, admin=ctx.live.login.is_admin,
                     project_id=project_of(ctx))  # fmt: skip
 
 
 def show(ctx: Ctx) -> Response:
-    detail = net.network(ctx.app.calls, conn_of(ctx), project_of(ctx), ctx.args["network_id"])
+    detail = net.network(ctx.app.calls, ctx.conn, project_of(ctx), ctx.args["network_id"])
     return ctx.page("network.html", detail=detail, admin=ctx.live.login.is_admin,
                     mine=detail.network.owned_by(project_of(ctx)))  # fmt: skip
 
 
 def owned(ctx: Ctx) -> net.NetworkDetail:
     """The network of the URL, if this project's own (what it may change); else 404."""
-    detail = net.network(ctx.app.calls, conn_of(ctx), project_of(ctx), ctx.args["network_id"])
+    detail = net.network(ctx.app.calls, ctx.conn, project_of(ctx), ctx.args["network_id"])
     if not detail.network.owned_by(project_of(ctx)):
         raise PageError(404, net.NOT_HERE)
     return detail
@@ -47,7 +47,7 @@ def create(ctx: Ctx) -> Response:
     if isinstance(first, str):
         return form(ctx, first, 400)
     try:
-        made = net.create_with_subnet(conn_of(ctx), asked, first)
+        made = net.create_with_subnet(ctx.conn, asked, first)
     except Exception as error:
         return refused(ctx, error, form)
     return redirect(f"{LIST}/{made}")
@@ -70,7 +70,7 @@ def confirm(ctx: Ctx, message: str = "", status: int = 200) -> Response:
 def delete(ctx: Ctx) -> Response:
     owned(ctx)
     try:
-        net.delete_network(conn_of(ctx), ctx.args["network_id"])
+        net.delete_network(ctx.conn, ctx.args["network_id"])
     except Exception as error:
         return refused(ctx, error, confirm)
     return redirect(LIST)

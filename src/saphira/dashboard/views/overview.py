@@ -9,6 +9,6 @@ from saphira.dashboard.app import Ctx
 
 
 def show(ctx: Ctx) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     usage = cloud_quotas.usage(ctx.app.calls, conn, ctx.live.login.project.id)
     return ctx.page("overview.html", usage=usage)

@@ -14,12 +14,12 @@ from saphira.dashboard import ruleform
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.errors import PageError
 from saphira.dashboard.secrules import PRESETS
-from saphira.dashboard.views.netbase import conn_of, project_of, refused
+from saphira.dashboard.views.netbase import project_of, refused
 from saphira.dashboard.views.secgroups import LIST, group_of
 
 
 def form(ctx: Ctx, message: str = "", status: int = 200, exposure: str = "") -> Response:
-    groups = sg.groups(conn_of(ctx), project_of(ctx))
+    groups = sg.groups(ctx.conn, project_of(ctx))
     group = next((g for g in groups if g.id == ctx.args["group_id"]), None)
     if group is None:
         raise PageError(404, sg.NOT_HERE)
@@ -36,7 +36,7 @@ def add(ctx: Ctx) -> Response:
         return form(ctx, exposure=spec.exposure)
     group = group_of(ctx)
     try:
-        made = sg.add_rule(conn_of(ctx), group.id, spec)
+        made = sg.add_rule(ctx.conn, group.id, spec)
     except Exception as error:
         return refused(ctx, error, form)
     return redirect(f"{LIST}/{group.id}?added={made}")
@@ -66,7 +66,7 @@ def confirm(ctx: Ctx, message: str = "", status: int = 200) -> Response:
 def delete(ctx: Ctx) -> Response:
     group, rule = _rule(ctx)
     try:
-        sg.delete_rule(conn_of(ctx), rule.id)
+        sg.delete_rule(ctx.conn, rule.id)
     except Exception as error:
         return refused(ctx, error, confirm)
     return redirect(f"{LIST}/{group.id}")

@@ -7,13 +7,13 @@ from werkzeug.wrappers import Response
 from saphira.dashboard import cloud_secgroups as sg
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.errors import PageError
-from saphira.dashboard.views.netbase import conn_of, project_of, refused
+from saphira.dashboard.views.netbase import project_of, refused
 
 LIST = "/project/security_groups"
 
 
 def listing(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    groups = sg.groups(conn_of(ctx), project_of(ctx))
+    groups = sg.groups(ctx.conn, project_of(ctx))
     chosen = ctx.request.form if ctx.request.method == "POST" else None
     return ctx.page("secgroups.html", status, groups=groups, message=message, chosen=chosen)
 
@@ -25,14 +25,14 @@ def create(ctx: Ctx) -> Response:
     if name == sg.DEFAULT:
         return listing(ctx, "“default” is the name of the project's own default group.", 400)
     try:
-        made = sg.create_group(conn_of(ctx), name, ctx.request.form.get("description", ""))
+        made = sg.create_group(ctx.conn, name, ctx.request.form.get("description", ""))
     except Exception as error:
         return refused(ctx, error, listing)
     return redirect(f"{LIST}/{made}")
 
 
 def group_of(ctx: Ctx) -> sg.GroupRow:
-    return sg.group(conn_of(ctx), project_of(ctx), ctx.args["group_id"])
+    return sg.group(ctx.conn, project_of(ctx), ctx.args["group_id"])
 
 
 def show(ctx: Ctx) -> Response:
@@ -59,7 +59,7 @@ def delete(ctx: Ctx) -> Response:
     if group.is_default:
         raise PageError(404, "The default security group cannot be deleted.")
     try:
-        sg.delete_group(conn_of(ctx), group.id)
+        sg.delete_group(ctx.conn, group.id)
     except Exception as error:
         return refused(ctx, error, confirm)
     return redirect(LIST)

@@ -8,13 +8,13 @@ from werkzeug.wrappers import Response
 
 from saphira.dashboard import cloud, cloud_actions
 from saphira.dashboard.app import Ctx, redirect
-from saphira.dashboard.errors import Problem, explain
+from saphira.dashboard.errors import refusal
 
 MAX_NAME = 255  # Glance's and Nova's limit on a name
 
 
 def resize_form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found, flavors = ctx.app.calls.gather(
         partial(cloud.server, conn, ctx.args["server_id"], ctx.live.names),
         partial(cloud.flavors, conn),
@@ -29,15 +29,15 @@ def resize(ctx: Ctx) -> Response:
     if not flavor:
         return resize_form(ctx, "Choose a flavor.", 400)
     try:
-        cloud_actions.resize(ctx.app.connections.get(ctx.live.login), server_id, flavor)
+        cloud_actions.resize(ctx.conn, server_id, flavor)
     except Exception as error:
-        problem = _shown(error)
+        problem = refusal(error, page_says_404=False)  # a form's refusal
         return resize_form(ctx, problem.message, problem.status)
     return redirect(f"/project/instances/{server_id}")
 
 
 def snapshot_form(ctx: Ctx, message: str = "", status: int = 200) -> Response:
-    conn = ctx.app.connections.get(ctx.live.login)
+    conn = ctx.conn
     found = cloud.server(conn, ctx.args["server_id"], ctx.live.names)
     name = ctx.request.form.get("name", "") if ctx.request.method == "POST" else ""
     return ctx.page(
@@ -52,16 +52,8 @@ def snapshot(ctx: Ctx) -> Response:
     if not name or len(name) > MAX_NAME:
         return snapshot_form(ctx, f"Give the snapshot a name (at most {MAX_NAME} characters).", 400)
     try:
-        image = cloud_actions.snapshot(ctx.app.connections.get(ctx.live.login), server_id, name)
+        image = cloud_actions.snapshot(ctx.conn, server_id, name)
     except Exception as error:
-        problem = _shown(error)
+        problem = refusal(error, page_says_404=False)  # a form's refusal
         return snapshot_form(ctx, problem.message, problem.status)
     return redirect(f"/project/instances/{server_id}?snapshot={image}")
-
-
-def _shown(error: Exception) -> Problem:
-    """A refusal the form shows beside its fields; anything else is the error page's."""
-    problem = explain(error)
-    if problem is None or problem.needs_login or problem.status == 404:
-        raise error
-    return problem

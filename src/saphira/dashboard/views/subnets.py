@@ -8,7 +8,7 @@ from saphira.dashboard import cloud_network as net
 from saphira.dashboard import netforms
 from saphira.dashboard.app import Ctx, redirect
 from saphira.dashboard.errors import PageError
-from saphira.dashboard.views.netbase import conn_of, refused
+from saphira.dashboard.views.netbase import refused
 from saphira.dashboard.views.networks import LIST, owned
 
 
@@ -27,7 +27,7 @@ def create(ctx: Ctx) -> Response:
     if isinstance(asked, str):
         return form(ctx, asked, 400)
     try:
-        net.create_subnet(conn_of(ctx), network.id, asked)
+        net.create_subnet(ctx.conn, network.id, asked)
     except Exception as error:
         return refused(ctx, error, form)
     return redirect(f"{LIST}/{network.id}")
@@ -58,7 +58,7 @@ def confirm(ctx: Ctx, message: str = "", status: int = 200) -> Response:
 def delete(ctx: Ctx) -> Response:
     network, subnet = _subnet(ctx)
     try:
-        net.delete_subnet(conn_of(ctx), subnet.id)
+        net.delete_subnet(ctx.conn, subnet.id)
     except Exception as error:
         return refused(ctx, error, confirm)
     return redirect(f"{LIST}/{network.id}")
