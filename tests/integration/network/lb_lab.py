@@ -105,6 +105,9 @@ class Guest:
         self._spawn(
             "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--no-resolv", "--no-hosts",
             "--port=0", "--user=root", "--pid-file=", "--leasefile-ro", "--bind-interfaces",
+            # Without it dnsmasq pings a free address for ~3 s before offering it: as long
+            # as the client waits (dhcp_ok), so a busy machine failed the lease.
+            "--no-ping",
             f"--interface={DEVICE}", f"--dhcp-range={first},{last},255.255.255.0,2m",
         )  # fmt: skip
         self._wait_udp(67)
