@@ -40,9 +40,14 @@ def test_down_after_up_leaves_nothing_behind() -> None:
         made = _running([p for name in bed.layout.nodes for p in bed.node(name).processes()])
         assert stray.pid in {s.pid for s in made}
     finally:
+        said: list[str] = []
+        bed.say = said.append
         problems = bed.down()
     assert problems == []
     assert stray.wait(timeout=5) is not None
+    assert f"sleep ({stray.pid})" in "\n".join(said)  # down says what it ended
+    assert any(line.startswith("removed node node2") for line in said)
+    assert any(line.startswith("removed links: ") for line in said)
     assert footprint(bed.layout) == before
     assert [s for s in made if s.alive()] == []
 

@@ -22,10 +22,13 @@ def test_an_unreachable_database_server_leaves_the_rest_removed_and_the_state_ke
              ).save(layout.state_file)  # fmt: skip
     (layout.bed_dir / "node1").mkdir(parents=True)
     runner = FakeRunner({("ip", "-j", "link"): Result(0, LINKS, "")})
-    problems = Bed(layout, runner, say=lambda line: None).down()
+    said: list[str] = []
+    problems = Bed(layout, runner, say=said.append).down()
     assert len(problems) == 1 and "database server" in problems[0]
     assert ["ctl", "-n", "r@x", "-q", "list_vhosts", "name"] in runner.calls  # the bed's broker
     assert ["ip", "link", "delete", "tbdev-m"] in runner.calls
     assert ["ip", "link", "delete", "tbdev-1p"] in runner.calls
     assert not layout.bed_dir.exists()
+    assert "removed links: tbdev-m, tbdev-1p" in said  # down says what it removed
+    assert not [line for line in said if "databases" in line]  # not what it could not
     assert layout.state_file.exists()  # the next down drops the databases

@@ -142,7 +142,8 @@ class Bed:
         self.say(f"{name}: joined")
 
     def down(self) -> list[str]:
-        """Remove everything the bed made; what could not be removed (empty when clean).
+        """Remove everything the bed made, saying what; what could not be removed
+        (empty when clean).
 
         Every step runs whatever an earlier one could not do; the state file
         stays while something is left, so a later ``down`` tries again.
@@ -167,22 +168,39 @@ class Bed:
         return problems
 
     def _remove_node(self, name: str, state: BedState) -> list[str]:
+        """The node's processes (its daemons, agents, guests, DHCP servers and any
+        other), then its namespaces (with its DHCP namespaces and taps) and directory."""
         node = self.node(name)
+        there = node.exists() or node.netns_path.exists() or node.directory.exists()
+        ended = procs.named(node.processes())
         left = Daemons(node).stop(state) if node.exists() else []
         left += node.remove()
+        if there:
+            self.say(f"removed node {name}: its namespaces and {node.directory}")
+        if ended:
+            self.say(f"  processes ended: {', '.join(ended)}")
         return [f"{name}: pid {pid} did not end" for pid in left]
 
     def _end_controller(self, state: BedState) -> list[str]:
         """The controller's processes (and any other the bed started), then its servers' share."""
-        left = procs.end([s.pid for s in state.started if s.alive()])
+        running = [s.pid for s in state.started if s.alive()]
+        ended = procs.named(running)
+        left = procs.end(running)
         reap()
+        if ended:
+            self.say(f"ended the controller's processes: {', '.join(ended)}")
         controller = self.controller(state)
         if controller is not None:
             controller.down()
+            self.say("dropped the controller's databases and RabbitMQ virtual host")
         return [f"pid {pid} did not end" for pid in left]
 
     def _remove_network(self, state: BedState) -> list[str]:
-        Network(self.layout, Addresses(state.octet), self.runner).remove()
+        network = Network(self.layout, Addresses(state.octet), self.runner)
+        links = network.links()
+        network.remove()
+        if links:
+            self.say(f"removed links: {', '.join(links)}")
         return []
 
     def status(self) -> list[str]:

@@ -44,6 +44,15 @@ def in_namespaces(keys: Iterable[tuple[int, int] | None], proc: Path = PROC) -> 
     return sorted(found)
 
 
+def named(pids: Iterable[int], proc: Path = PROC) -> list[str]:
+    """``name (pid)`` of each of these processes that is still there."""
+    found = []
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            found.append(f"{(proc / str(pid) / 'comm').read_text().strip()} ({pid})")
+    return found
+
+
 def _alive(pids: Iterable[int]) -> list[int]:
     left = []
     for pid in pids:
