@@ -157,3 +157,14 @@ def test_own_services_are_reached_at_bind_host_when_it_is_one_address(tmp_path: 
     assert image_url(c) == "http://10.1.0.1:9292"
     c = conf.load(["--config-file", _write(tmp_path, "[DEFAULT]\nbind_host = fd00::1\n")])
     assert image_url(c) == "http://[fd00::1]:9292"
+
+
+def test_the_sample_writer_takes_an_option_for_a_question_not_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from saphira.conf import sample
+
+    monkeypatch.chdir(tmp_path)
+    assert sample.main(["--help"]) == 2
+    assert list(tmp_path.iterdir()) == []  # no file named --help
+    assert "write the sample" in capsys.readouterr().err

@@ -26,7 +26,7 @@ def render() -> str:
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     paths = [arg for arg in argv if arg != "--check"]
-    if len(paths) != 1:
+    if len(paths) != 1 or paths[0].startswith("-"):  # --help is asked, not a file to write
         print(__doc__, file=sys.stderr)
         return 2
     text = render()
