@@ -124,6 +124,10 @@ class NoVncPage:
                 return state
             time.sleep(0.1)
 
+    def console_log(self) -> list[str]:
+        """What the page's scripts logged (errors first among them), for a failure's message."""
+        return [str(entry.get("message", "")) for entry in self.driver.get_log("browser")]
+
     def screenshot(self, path: Path) -> None:
         """The page as a PNG, kept beside a failing test's output."""
         self.driver.save_screenshot(str(path))
@@ -141,6 +145,7 @@ def chrome() -> Iterator[NoVncPage]:
         if os.geteuid() == 0:
             options.add_argument("--no-sandbox")  # Chromium's sandbox refuses root
         options.add_argument(f"--user-data-dir={profile}")
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # for console_log
         driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
         try:
             yield NoVncPage(driver)

@@ -179,9 +179,10 @@ def _console(pages: Pages, walk: Walk) -> None:
     try:
         state = pages.browser.wait("drawn", 60)
         seen = pages.driver.execute_script(
-            "return [document.URL, document.title, document.body.innerText.slice(0, 300)];"
+            "return [document.URL, document.readyState, document.body.innerText.slice(0, 300)];"
         )
-        assert state.connected and state.canvas and state.canvas.ink, (state, seen, src)
+        logged = pages.browser.console_log() if not state.connected else []
+        assert state.connected and state.canvas and state.canvas.ink, (state, seen, src, logged)
     finally:
         pages.driver.switch_to.default_content()
     assert READY in pages.shown("console").text

@@ -98,10 +98,10 @@ class Receiver:
             conn, reader = self._authenticated(time.monotonic() + self.timeout)
         except OSError:
             self._error = "no source presented the token in time"
+            self._listener.close()  # before done: a waiter then finds the port shut
             self._done.set()
             return
-        finally:
-            self._listener.close()
+        self._listener.close()
         with conn, reader:
             try:
                 self._receive(conn, reader)
