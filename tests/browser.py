@@ -126,7 +126,8 @@ class NoVncPage:
 
     def console_log(self) -> list[str]:
         """What the page's scripts logged (errors first among them), for a failure's message."""
-        return [str(entry.get("message", "")) for entry in self.driver.get_log("browser")]
+        entries: list[dict[str, object]] = self.driver.get_log("browser")  # type: ignore[no-untyped-call]
+        return [str(entry.get("message", "")) for entry in entries]
 
     def screenshot(self, path: Path) -> None:
         """The page as a PNG, kept beside a failing test's output."""
