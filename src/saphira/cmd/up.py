@@ -12,6 +12,7 @@ from saphira.exception import ConfigError, SaphiraError
 from saphira.service import logs, unprivileged, uplock
 from saphira.service import up as service_up
 from saphira.service.purge import command as purge
+from saphira.verify import command as verify
 
 DEFAULT_USER = "saphira"
 
@@ -66,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         "--user root keeps every service root",
     )
     _purge_parser(commands)
+    verify.add_parser(commands)
     return parser
 
 
@@ -100,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "purge":
         return purge.main(args.state_dir, dry_run=args.dry_run, config_files=args.config_file)
+    if args.command == "verify":
+        return verify.main(args)
     if args.command != "up":
         parser.print_help(sys.stderr)
         return 2

@@ -10,6 +10,7 @@ from oslo_config import cfg
 
 from saphira.context import RequestContext
 from saphira.network.agent import AgentService
+from saphira.network.dhcp import leases
 from saphira.network.dhcp.agent import DhcpAgent, mapped_bridges
 from saphira.network.l2.mappings import host_bridge_mappings
 from saphira.network.metadata import service as metadata
@@ -32,13 +33,24 @@ class DhcpAgentService(AgentService):
             metadata=self.metadata.proxies if self.metadata else None,
         )  # fmt: skip
         self._served = 0
+        self._reported: dict[str, Any] | None = None
 
     def configurations(self) -> dict[str, Any]:
         return {
             "dhcp_driver": "dnsmasq",
             "bridge_mappings": dict(self.mappings),
             "networks": self._served,
+            "leases": leases.leased(self.dhcp.root),
         }
+
+    def report(self) -> None:
+        """Also sent as soon as a reconcile sees the configurations change (a new lease,
+        a network served or retired), not only at the next heartbeat."""
+        configurations = self.configurations()
+        self.plugin.report_state(
+            RequestContext(), self.AGENT_TYPE, self.BINARY, self.host, configurations
+        )
+        self._reported = configurations
 
     def start(self) -> None:
         """The metadata agent listens before the first reconcile starts proxies that use it."""
@@ -62,3 +74,5 @@ class DhcpAgentService(AgentService):
         for network_id, why in report.failed.items():
             LOG.warning("DHCP for network %s failed: %s", network_id, why)
         self._served = len(networks) - len(report.failed)
+        if self._reported is not None and self.configurations() != self._reported:
+            self.report()
