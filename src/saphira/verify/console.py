@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 
+from saphira.guest_image.guest_init import BOOTED
 from saphira.verify.model import Check
 
-# What a booting Linux or BSD guest prints on its serial console, and cloud-init's lines.
+# What a booting Linux or BSD guest prints on its serial console (its kernel, its init,
+# cloud-init, a login prompt), and the line Saphira's own tiny test image prints.
 BOOT_SIGNS = re.compile(
     r"Linux version \S+|Run /\S*init|Freeing unused kernel|login:|Welcome to |"
-    r"cloud-init\[\d+\]|Copyright \(c\) \d{4}.*(FreeBSD|OpenBSD|NetBSD)"
+    r"systemd\[1\]: |cloud-init\[\d+\]|Copyright \(c\) \d{4}.*(FreeBSD|OpenBSD|NetBSD)|"
+    + re.escape(BOOTED)
 )
 TAIL = 160  # characters of the log shown when no sign was found
 

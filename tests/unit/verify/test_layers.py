@@ -96,7 +96,8 @@ def test_a_member_sees_no_binding_and_judges_the_status() -> None:
 
 @pytest.mark.parametrize(
     "log", ["[    0.000000] Linux version 6.1.0-27-amd64", "Run /init as init process",
-            "\\nDebian GNU/Linux 12 web ttyS0\\n\\nweb login: "],
+            "\\nDebian GNU/Linux 12 web ttyS0\\n\\nweb login: ",
+            "SAPHIRA-GUEST: booted kernel=6.1.0-57-amd64 uptime=15.28"],
 )  # fmt: skip
 def test_a_console_showing_the_boot_passes(log: str) -> None:
     assert console.check(log).ok
