@@ -124,6 +124,7 @@ def _detail_routes() -> list[Rule]:
         Rule(f"{_I}/<server_id>/resize", endpoint="resize", methods=_POST),
         Rule(f"{_I}/<server_id>/snapshot", endpoint="snapshot_form", methods=_GET),
         Rule(f"{_I}/<server_id>/snapshot", endpoint="snapshot", methods=_POST),
+        Rule(f"{_I}/<server_id>/verify", endpoint="verify", methods=_GET),  # issue 15
     ]
 
 

@@ -42,6 +42,7 @@ ACCESS: dict[tuple[str, str], str] = {
     ("GET", f"{_I}/<server_id>/confirm/<name>"): SESSION,
     ("POST", f"{_I}/<server_id>/action"): CSRF,
     ("GET", "/static/<path:name>"): PUBLIC,
+    ("GET", f"{_I}/<server_id>/verify"): SESSION,  # issue 15: saphira verify's walk
     # Networks and Security groups
     **{
         ("GET", r): SESSION

@@ -7,6 +7,7 @@ from saphira.dashboard.views import auth, detail, detail_live, instances, launch
 from saphira.dashboard.views.admin_table import ADMIN_VIEWS
 from saphira.dashboard.views.network_table import NETWORK_VIEWS
 from saphira.dashboard.views.project import PROJECT_VIEWS
+from saphira.dashboard.views.verify import show as verify_show
 
 VIEWS: dict[str, View] = {
     "home": auth.home,
@@ -31,4 +32,5 @@ VIEWS: dict[str, View] = {
     "resize": server_forms.resize,
     "snapshot_form": server_forms.snapshot_form,
     "snapshot": server_forms.snapshot,
+    "verify": verify_show,  # issue 15: the instance verified in layers
 }
