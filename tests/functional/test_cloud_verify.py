@@ -28,8 +28,7 @@ from unittest import mock
 import pytest
 
 from saphira.cmd import up
-from saphira.guest_image import BOOTED, HTTP_PORT
-from saphira.privsep import context as privileged
+from saphira.guest_image import HTTP_PORT, READY
 from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
 from tests.functional.conftest import ProviderCloud
@@ -52,14 +51,26 @@ class Guest:
     rule_id: str
 
 
-def _verify(cloud: Cloud, server: str, user: str = "admin") -> tuple[int, dict[str, Any]]:
+def _saphira(cloud: Cloud, *args: str) -> tuple[int, Any]:
     """The real command, in this process (a CLI start costs seconds on this machine)."""
     out = io.StringIO()
     env = {"OS_CLIENT_CONFIG_FILE": str(cloud.clouds_yaml)}
     with mock.patch.dict(os.environ, env), contextlib.redirect_stdout(out):
-        status = up.main(["verify", "server", server, "--port", SERVICE, "--os-cloud", user,
-                          "--json"])  # fmt: skip
+        status = up.main([*args, "--json"])
     return status, json.loads(out.getvalue())
+
+
+def _verify(cloud: Cloud, server: str, user: str = "admin") -> tuple[int, dict[str, Any]]:
+    found: tuple[int, dict[str, Any]]
+    found = _saphira(cloud, "verify", "server", server, "--port", SERVICE, "--os-cloud", user)
+    return found
+
+
+def _verify_cloud(cloud: Cloud) -> tuple[int, list[dict[str, Any]]]:
+    found: tuple[int, list[dict[str, Any]]] = _saphira(
+        cloud, "verify", "cloud", "--os-cloud", "admin"
+    )
+    return found
 
 
 def _outcomes(report: dict[str, Any]) -> dict[str, str]:
@@ -75,6 +86,14 @@ def _wait_leased(cloud: Cloud, guest_mac: str, network_id: str) -> None:
                 return
         time.sleep(1)
     raise AssertionError(f"no DHCP agent reported a lease for {guest_mac}")
+
+
+def _wait_unplugged(conn: Any, server_id: str) -> None:
+    """Until the deleted server's ports are gone too: its group is in use until then."""
+    deadline = time.monotonic() + TIMEOUT
+    while list(conn.network.ports(device_id=server_id)):
+        assert time.monotonic() < deadline, f"the ports of {server_id} outlived it"
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +113,7 @@ def guest(provider_cloud: ProviderCloud) -> Iterator[Guest]:
     )  # fmt: skip
     try:
         wait_status(cloud, server.id, "ACTIVE")
-        wait_console(cloud, server.id, BOOTED, 1)
+        wait_console(cloud, server.id, READY, 1)  # its httpd listens
         port = next(iter(demo.network.ports(device_id=server.id)))
         _wait_leased(cloud, port.mac_address, network.id)
         host = sdk(cloud.clouds_yaml, "admin").compute.get_server(server.id).compute_host
@@ -102,8 +121,8 @@ def guest(provider_cloud: ProviderCloud) -> Iterator[Guest]:
     finally:
         demo.compute.delete_server(server.id)
         demo.compute.wait_for_delete(server, wait=TIMEOUT)
+        _wait_unplugged(demo, server.id)
         demo.network.delete_security_group(group.id)
-        privileged.stop()
 
 
 def test_every_layer_passes_for_the_admin_and_the_member_gets_what_policy_shows(
@@ -116,6 +135,9 @@ def test_every_layer_passes_for_the_admin_and_the_member_gets_what_policy_shows(
     assert (status, report["failed"]) == (0, None), report
     hidden = {k for k, v in _outcomes(report).items() if v == "needs admin"}
     assert hidden == {"hypervisor", "agents", "lease", "service"}, report
+    status, health = _verify_cloud(guest.cloud)
+    assert status == 0 and all(item["up"] for item in health), health
+    assert {"Open vSwitch agent", "DHCP agent", "nova-compute"} <= {i["name"] for i in health}
 
 
 class _AgentRow:
@@ -143,9 +165,9 @@ class _AgentRow:
 
 def _with_agent_edited(
     guest: Guest, agent_type: str, heartbeat: str | None, mappings: dict[str, str] | None
-) -> tuple[int, dict[str, Any]]:
-    """Verify while the row says what we wrote; the agent's own report may land between
-    the edit and the read (every 30 s): then the edit is made again."""
+) -> tuple[tuple[int, dict[str, Any]], tuple[int, list[dict[str, Any]]]]:
+    """Verify the server and the cloud while the row says what we wrote; the agent's own
+    report may land between the edit and the reads (every 30 s): then the edit is redone."""
     row = _AgentRow(guest.cloud, agent_type, guest.host)
     for _ in range(EDIT_ATTEMPTS):
         beat, conf = row.read()
@@ -155,7 +177,7 @@ def _with_agent_edited(
         edited = (heartbeat or beat, json.dumps(configurations))
         row.write(*edited)
         try:
-            result = _verify(guest.cloud, guest.id)
+            result = _verify(guest.cloud, guest.id), _verify_cloud(guest.cloud)
             if row.read() == edited:
                 return result
         finally:
@@ -166,13 +188,20 @@ def _with_agent_edited(
 
 def test_an_agent_stopped_is_named(guest: Guest) -> None:
     quiet = (dt.datetime.now(dt.UTC) - dt.timedelta(minutes=10)).replace(tzinfo=None)
-    status, report = _with_agent_edited(guest, "Open vSwitch agent", str(quiet), None)
+    (status, report), (cloud_status, health) = _with_agent_edited(
+        guest, "Open vSwitch agent", str(quiet), None
+    )
     assert (status, report["failed"]) == (1, "agents"), report
     assert "not alive" in report["layers"][-1]["seen"], report
+    down = [(i["name"], i["host"]) for i in health if not i["up"]]
+    assert (cloud_status, down) == (1, [("Open vSwitch agent", guest.host)]), health
+    assert all(i["fix"] for i in health if not i["up"]), health
 
 
 def test_a_wrong_bridge_mapping_is_named(guest: Guest) -> None:
-    status, report = _with_agent_edited(guest, "Open vSwitch agent", None, {"physnet2": "br-x"})
+    (status, report), _ = _with_agent_edited(
+        guest, "Open vSwitch agent", None, {"physnet2": "br-x"}
+    )
     assert (status, report["failed"]) == (1, "agents"), report
     assert "not physnet1" in report["layers"][-1]["seen"], report
     assert "bridge mapping" in report["fix"], report
