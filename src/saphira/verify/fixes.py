@@ -19,7 +19,9 @@ FIXES: dict[Layer, str] = {
     ),
     Layer.STATE: (
         "ACTIVE is necessary but incomplete; an ERROR server's fault names the cause. "
-        '"No valid host": see the hypervisor layer. "Emulator does not support virt type '
+        '"No valid host": see the hypervisor layer. "Binding failed" (PortBindingFailed): '
+        "the host's L2 agent does not map the network's physical network; fix its live "
+        'bridge mapping, then launch again. "Emulator does not support virt type '
         'kvm": the host lacks a usable /dev/kvm; let setup select QEMU instead of forcing '
         "KVM. Guest cgroup or virtlogd errors: verify the complete libvirt daemon set. Fix "
         "the cause rather than rebuilding the instance repeatedly."

@@ -43,8 +43,20 @@ def agent(raw: Any) -> Agent:
                  leases=_leases(configurations))  # fmt: skip
 
 
+FAULT_DETAIL = 300  # characters of a fault's details kept (admins see them)
+
+
+def _fault(fault: object) -> str | None:
+    if not isinstance(fault, dict):
+        return None
+    message, details = str(fault.get("message") or ""), str(fault.get("details") or "")
+    if details and details != message:
+        return f"{message} ({details[:FAULT_DETAIL]})" if message else details[:FAULT_DETAIL]
+    return message or None
+
+
 def server(raw: Any) -> Server:
-    fault = raw.fault.get("message") if isinstance(raw.fault, dict) else None
+    fault = _fault(raw.fault)
     return Server(id=raw.id, name=raw.name, status=raw.status, host=raw.compute_host,
                   task_state=raw.task_state, power_state=raw.power_state, fault=fault)  # fmt: skip
 
@@ -56,7 +68,15 @@ class Source:
         self.conn = conn
 
     def server(self, name_or_id: str) -> Server:
-        found = self.conn.compute.find_server(name_or_id, ignore_missing=False)
+        """By id or name in the caller's project; an admin's name may be another's."""
+        found = self.conn.compute.find_server(name_or_id, ignore_missing=True)
+        if found is None:
+            try:
+                found = self.conn.compute.find_server(
+                    name_or_id, ignore_missing=False, all_projects=True
+                )
+            except sdk_exceptions.ForbiddenException:
+                raise sdk_exceptions.NotFoundException(f"no server {name_or_id}") from None
         return server(self.conn.compute.get_server(found.id))
 
     def hypervisors(self) -> list[Hypervisor]:
