@@ -109,6 +109,20 @@ class BuildMixin:
             return
         self._finish(ctxt, driver, instance, track)
 
+    def abandon_build(self, ctxt: RequestContext, instance: Instance, reason: str) -> None:
+        """A build a killed agent left behind (``recover``): its guest, ports and claim
+        go, newest first, then ERROR with the fault, as an aborted build."""
+        uuid, driver = instance.uuid, self.drivers.get(instance.node or "")
+        driver = driver or next(iter(self.drivers.values()))
+        network = self.network
+        track = Tracked(uuid, Action.BUILD, self.host)
+        track.done("claim", lambda: self.placement.delete_allocations(uuid))
+        if network is not None:
+            track.done("ports", lambda: network.deallocate(instance))
+        track.done("guest", lambda: driver.destroy(instance, vifs.network_info(instance)))
+        track.unwind()
+        self._abort(ctxt, uuid, reason, "")
+
     def _failed(
         self,
         ctxt: RequestContext,

@@ -14,7 +14,7 @@ from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
 from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
-from saphira.compute import evacuate, reconcile, resource_tracker
+from saphira.compute import evacuate, reconcile, recover, resource_tracker
 from saphira.compute.build import VifPlugging
 from saphira.compute.manager import ComputeManager
 from saphira.compute.network import Networking
@@ -82,6 +82,10 @@ class ComputeService:
             evacuate.destroy_evacuated(self.manager)
         except Exception:
             LOG.exception("could not look for guests evacuated from %s", self.host)
+        try:  # what a killed agent left mid-task moves on, before new requests come
+            recover.recover_interrupted(self.manager)
+        except Exception:
+            LOG.exception("could not look for tasks interrupted on %s", self.host)
         self._server = rpc_server.start_server(
             self.conf, ComputeAPI.TOPIC, self.host, [self.manager], transport=self._transport
         )
