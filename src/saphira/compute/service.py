@@ -10,6 +10,7 @@ from typing import Any
 
 from oslo_config import cfg
 
+from saphira import exception
 from saphira.clients.image import ImageClient
 from saphira.clients.network import NetworkClient
 from saphira.clients.placement import PlacementClient
@@ -64,6 +65,19 @@ class ComputeService:
             return
         self.conductor.service_heartbeat(RequestContext(), self.host, BINARY, "compute")
 
+    def first_heartbeat(self) -> int:
+        """Nova's wait_until_ready: an agent that starts before its conductor (or
+        while it restarts) waits for it, one call timeout at a time, rather than
+        exiting; how many calls went unanswered."""
+        missed = 0
+        while True:
+            try:
+                self.heartbeat()
+                return missed
+            except exception.MessagingTimeout as error:
+                missed += 1
+                LOG.warning("%s Is saphira-conductor running? Waiting for it.", error.message)
+
     def manage_image_cache(self) -> None:
         for driver in self.drivers:
             driver.manage_image_cache()
@@ -76,7 +90,7 @@ class ComputeService:
         """Register (service + nodes) before consuming, so the host can be discovered."""
         for driver in self.drivers:
             driver.init_host()
-        self.heartbeat()
+        self.first_heartbeat()
         self.update_resources()
         try:  # guests evacuated while this host was down go, before anything starts them
             evacuate.destroy_evacuated(self.manager)

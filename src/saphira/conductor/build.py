@@ -146,11 +146,17 @@ class BuildTasks:
             self.dbs.remember(instance.uuid, cell)
         return kept
 
-    def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> None:
+    def bury_lost_build(self, ctxt: RequestContext, instance: Instance, error: Exception) -> bool:
+        """``lost_builds``' way in: the build request's server, ERROR in cell0."""
+        return self._bury_in_cell0(ctxt, instance, error)
+
+    def _bury_in_cell0(self, ctxt: RequestContext, instance: Instance, error: Exception) -> bool:
+        """ERROR in cell0 with ``error`` as its fault; False if it was deleted or placed
+        meanwhile (whoever deleted the build request first owns the server)."""
         cell0 = next(c for c in self.dbs.cells(with_cell0=True) if c.is_cell0)
         move = transitions.system(Event.NO_HOST, instance.vm_state, instance_uuid=instance.uuid)
         failed = dataclasses.replace(instance, vm_state=move.vm_state, task_state=move.task_state)
-        self._insert(ctxt, failed, cell0, event_error=faults.of(error))
+        return self._insert(ctxt, failed, cell0, event_error=faults.of(error))
 
     def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
         """The reschedule: release the failed claim, claim the next alternate."""

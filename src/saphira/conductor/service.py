@@ -1,6 +1,7 @@
 """A running conductor: the RPC server on topic ``conductor``, its heartbeat
 (through the bus, so a conductor cut off from it is down) and the watchdog
-that fails builds stuck on hosts that went down while the bus worked."""
+that fails builds stuck on hosts that went down while the bus worked, and the
+one that fails builds no conductor ever placed (``lost_builds``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from oslo_config import cfg
 
 from saphira.clients.placement import PlacementClient
 from saphira.common.periodic import Periodic
-from saphira.conductor import watchdog
+from saphira.conductor import lost_builds, watchdog
 from saphira.conductor.buswatch import BusWatch
 from saphira.conductor.databases import databases
 from saphira.conductor.manager import ConductorManager
@@ -47,6 +48,10 @@ class ConductorService:
             return []  # a broker outage silences every host: not a verdict on them
         return watchdog.fail_builds_on_down_hosts(self.dbs, self.placement, down_time)
 
+    def check_lost_builds(self) -> list[str]:
+        """Fail builds no conductor placed within lost_build_timeout (``lost_builds``)."""
+        return lost_builds.bury_lost_builds(self.manager, self.conf.lost_build_timeout)
+
     def heartbeat(self) -> None:
         self._self.service_heartbeat(RequestContext(), self.conf.host, BINARY, "conductor")
         self._bus.beat()
@@ -60,6 +65,7 @@ class ConductorService:
         self._timers = [
             Periodic("conductor-heartbeat", interval, self.heartbeat),
             Periodic("conductor-watchdog", interval, self.check_stuck_builds),
+            Periodic("conductor-lost-builds", interval, self.check_lost_builds),
         ]
         for timer in self._timers:
             timer.start()

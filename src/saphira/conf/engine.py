@@ -18,6 +18,12 @@ default_opts: list[cfg.Opt] = [
         "update_resources_interval", default=60, min=1,
         help="Seconds between inventory reports to placement.",
     ),
+    cfg.IntOpt(
+        "lost_build_timeout", default=300, min=1,
+        help="Seconds after which the conductor's watchdog fails a build no conductor ever "
+        "placed (its build request is still there: a conductor or API was killed while it "
+        "scheduled). Keep it well above rpc_response_timeout, which bounds a schedule.",
+    ),
 ]  # fmt: skip
 
 fake_opts: list[cfg.Opt] = [

@@ -11,6 +11,7 @@ from saphira import conf as saphira_conf
 from saphira.clients.placement import PlacementClient
 from saphira.compute.service import ComputeService
 from saphira.context import RequestContext
+from saphira.exception import MessagingTimeout
 from saphira.objects.service import Service
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
@@ -57,3 +58,31 @@ def test_heartbeats_pause_while_the_hypervisor_is_unreachable() -> None:
     service.heartbeat()
 
     assert conductor.beats == [("h1", "nova-compute"), ("h1", "nova-compute")]
+
+
+class _Late(_Conductor):
+    """A conductor that answers only from its third call on (it was starting)."""
+
+    def __init__(self, transport: Any) -> None:
+        super().__init__(transport)
+        self.missed: list[str] = []
+
+    def service_heartbeat(
+        self, ctxt: RequestContext, host: str, binary: str, topic: str | None = None
+    ) -> Service:
+        if len(self.missed) < 2:
+            self.missed.append(host)
+            raise MessagingTimeout(method="service_heartbeat", topic="conductor", timeout=1)
+        return super().service_heartbeat(ctxt, host, binary, topic)
+
+
+def test_an_agent_started_before_its_conductor_waits_for_it() -> None:
+    conf: cfg.ConfigOpts = saphira_conf.load([])
+    transport = get_rpc_transport(conf, "inproc://first-heartbeat-test")
+    unused = PlacementClient("http://127.0.0.1:9/placement", lambda: "no-token")
+    service = ComputeService(conf, "h1", [FakeDriver("h1", "h1")], transport, placement=unused)
+    conductor = _Late(transport)
+    service.conductor = conductor
+
+    assert service.first_heartbeat() == 2
+    assert conductor.beats == [("h1", "nova-compute")]

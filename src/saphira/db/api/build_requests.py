@@ -7,6 +7,7 @@ list, show and delete read the server from here, as Nova does.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import sqlalchemy as sa
@@ -37,6 +38,12 @@ def list_requests(session: Session, project_id: str | None = None) -> list[Insta
     if project_id is not None:
         stmt = stmt.where(BuildRequest.project_id == project_id)
     return [_instance(row) for row in session.scalars(stmt)]
+
+
+def created_before(session: Session, before: dt.datetime) -> list[Instance]:
+    """Every build request recorded before ``before``, oldest first (the lost-build watchdog)."""
+    stmt = sa.select(BuildRequest).where(BuildRequest.created_at < before)
+    return [_instance(row) for row in session.scalars(stmt.order_by(BuildRequest.id))]
 
 
 def delete(session: Session, instance_uuid: str) -> bool:
