@@ -78,6 +78,17 @@ class ComputeService:
                 missed += 1
                 LOG.warning("%s Is saphira-conductor running? Waiting for it.", error.message)
 
+    def first_inventory(self) -> bool:
+        """The nodes and their inventory, reported now if identity and placement answer;
+        if not, the agent starts anyway (as Nova's does) and the periodic report
+        retries: a cloud whose API restarts is no reason for its agents to exit."""
+        try:
+            self.update_resources()
+        except exception.ServiceUnavailable as error:
+            LOG.warning("inventory not reported yet (%s); the next report retries", error.message)
+            return False
+        return True
+
     def manage_image_cache(self) -> None:
         for driver in self.drivers:
             driver.manage_image_cache()
@@ -91,7 +102,7 @@ class ComputeService:
         for driver in self.drivers:
             driver.init_host()
         self.first_heartbeat()
-        self.update_resources()
+        self.first_inventory()
         try:  # guests evacuated while this host was down go, before anything starts them
             evacuate.destroy_evacuated(self.manager)
         except Exception:

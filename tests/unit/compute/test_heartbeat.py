@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from typing import Any
 
@@ -12,6 +13,7 @@ from saphira.clients.placement import PlacementClient
 from saphira.compute.service import ComputeService
 from saphira.context import RequestContext
 from saphira.exception import MessagingTimeout
+from saphira.objects import ComputeNode
 from saphira.objects.service import Service
 from saphira.rpc.rpcapi.conductor import ConductorAPI
 from saphira.rpc.transport import get_rpc_transport
@@ -30,6 +32,18 @@ class _Conductor(ConductorAPI):
     ) -> Service:
         self.beats.append((host, binary))
         return Service(str(uuid.uuid4()), host, binary, topic)
+
+
+class _Nodes(_Conductor):
+    """Records the compute nodes the agent reports."""
+
+    def __init__(self, transport: Any) -> None:
+        super().__init__(transport)
+        self.nodes: list[str] = []
+
+    def compute_node_update(self, ctxt: RequestContext, node: ComputeNode) -> ComputeNode:
+        self.nodes.append(node.host)
+        return dataclasses.replace(node, uuid=str(uuid.uuid4()))
 
 
 class _Moody(FakeDriver):
@@ -86,3 +100,14 @@ def test_an_agent_started_before_its_conductor_waits_for_it() -> None:
 
     assert service.first_heartbeat() == 2
     assert conductor.beats == [("h1", "nova-compute")]
+
+
+def test_an_agent_whose_placement_is_unreachable_starts_and_reports_later() -> None:
+    conf: cfg.ConfigOpts = saphira_conf.load([])
+    transport = get_rpc_transport(conf, "inproc://first-inventory-test")
+    nobody = PlacementClient("http://127.0.0.1:9/placement", lambda: "token")  # refused
+    service = ComputeService(conf, "h1", [FakeDriver("h1", "h1")], transport, placement=nobody)
+    service.conductor = _Nodes(transport)
+
+    assert service.first_inventory() is False
+    assert service.conductor.nodes == ["h1"]  # the node is known; its inventory comes later
