@@ -1,9 +1,77 @@
 """Fixtures of the fault tests: the process deployment's (a database, a RabbitMQ
-virtual host of the test's own, a Deployment factory)."""
+virtual host of the test's own, a Deployment factory), and a deployment on a
+RabbitMQ node of the test's own, for the test that kills the broker."""
 
 from __future__ import annotations
 
-from tests.integration.deploy.conftest import deployment, rabbit_vhost
-from tests.integration.up.test_up_on_servers import databases
+from collections.abc import Callable, Iterator
 
-__all__ = ["databases", "deployment", "rabbit_vhost"]
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from tests.integration.broker import PrivateBroker, broker_for_test
+from tests.integration.deploy.conftest import deployment, rabbit_vhost
+from tests.integration.deploy.deployment import Deployment
+from tests.integration.faults.private_pg import PrivatePostgres, private_postgresql
+from tests.integration.up.test_up_on_servers import DATABASE_GROUPS, databases
+from tests.scratch import traversable_dir
+
+__all__ = ["broker_deployment", "databases", "deployment", "pg_deployment", "rabbit_vhost"]
+
+
+@pytest.fixture
+def broker_deployment(
+    databases: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Callable[..., Deployment], PrivateBroker]]:
+    """``deployment``'s factory, over a private broker it yields too; both stopped after."""
+    made: list[Deployment] = []
+    with (
+        broker_for_test(tmp_path_factory.mktemp("rabbit")) as broker,
+        traversable_dir("saphira-faults-") as root,
+    ):
+
+        def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
+            found = Deployment(root, databases, broker.url, dict(extra or {}))
+            made.append(found)
+            found.prepare()
+            return found
+
+        yield make, broker
+        for found in made:
+            found.stop_all()
+
+
+@pytest.fixture
+def pg_deployment(
+    rabbit_vhost: str,
+) -> Iterator[tuple[Callable[..., Deployment], PrivatePostgres]]:
+    """``deployment``'s factory, on a PostgreSQL server of the test's own it yields too."""
+    made: list[Deployment] = []
+    with private_postgresql() as server, traversable_dir("saphira-faults-") as root:
+        urls = _databases(server.url)
+
+        def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
+            found = Deployment(root, urls, rabbit_vhost, dict(extra or {}))
+            made.append(found)
+            found.prepare()
+            return found
+
+        yield make, server
+        for found in made:
+            found.stop_all()
+
+
+def _databases(base: str) -> dict[str, str]:
+    """A database per group and the cell's _cell0, as ``databases`` makes them."""
+    names = {group: f"saphira_{group}" for group in DATABASE_GROUPS}
+    names["database"] = "saphira"
+    engine = sa.create_engine(make_url(base).set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        for name in [*names.values(), "saphira_cell0"]:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return {
+        kind: make_url(base).set(database=name).render_as_string(hide_password=False)
+        for kind, name in names.items()
+    }

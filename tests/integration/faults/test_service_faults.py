@@ -12,6 +12,8 @@ the sweep (each service in a deployment of its own) is in the long tier.
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,8 +24,10 @@ from typing import Any
 
 import pytest
 
+from tests.integration.broker import PrivateBroker
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.faults.cloudview import CloudView, Seen
+from tests.integration.faults.private_pg import PrivatePostgres
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
@@ -127,6 +131,10 @@ def _wait(deploy: Deployment, what: str, check: Callable[[], Any], timeout: floa
         raise AssertionError(f"{error}\n{deploy.logs()}") from None
 
 
+def _service_fault(deploy: Deployment, view: CloudView, service: Service) -> Callable[[], None]:
+    return lambda: _kill_and_restart(deploy, view, service)
+
+
 def _kill_and_restart(deploy: Deployment, view: CloudView, service: Service) -> None:
     if service.during is not None:
         _wait(deploy, f"a build {service.during}", lambda: any(
@@ -157,9 +165,9 @@ def _settled(view: CloudView, deploy: Deployment) -> list[Seen]:
         raise AssertionError(f"{error}\nservers: {view.servers()}") from None
 
 
-def _round(deploy: Deployment, view: CloudView, image: str, service: Service) -> None:
-    """Servers to delete, ACTIVE; then the stream, with ``service`` killed and started
-    again in its middle; then every check but the final clean-up's."""
+def _round(deploy: Deployment, view: CloudView, image: str, fault: Callable[[], None]) -> None:
+    """Servers to delete, ACTIVE; then the stream, with ``fault`` (a kill and a start)
+    in its middle; then every check but the final clean-up's."""
     old = [_create(view, f"old-{i}", image).id for i in range(OLD)]
     _wait(deploy, "the old servers ACTIVE", lambda: {
         s.status for s in view.servers() if s.id in old
@@ -167,7 +175,7 @@ def _round(deploy: Deployment, view: CloudView, image: str, service: Service) ->
 
     with _streaming(view, image, old) as stream:
         assert stream.started.wait(60)
-        _kill_and_restart(deploy, view, service)
+        fault()
 
     servers = _settled(view, deploy)
     held, ids = view.consumers(), {s.id for s in servers}
@@ -198,7 +206,7 @@ def test_compute_then_conductor_killed_mid_stream_lose_nothing(
     interrupted builds and deletes, a conductor's lost builds), one deployment."""
     deploy, view, image = _deployment(deployment, tmp_path)
     for name in ("compute", "conductor"):
-        _round(deploy, view, image, SERVICES[name])
+        _round(deploy, view, image, _service_fault(deploy, view, SERVICES[name]))
     _nothing_left(deploy, view)
 
 
@@ -209,8 +217,47 @@ def test_a_service_killed_mid_stream_loses_nothing(
     name: str, deployment: Make, tmp_path: Path
 ) -> None:
     deploy, view, image = _deployment(deployment, tmp_path)
-    _round(deploy, view, image, SERVICES[name])
+    _round(deploy, view, image, _service_fault(deploy, view, SERVICES[name]))
     _nothing_left(deploy, view)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("databases", ["postgresql"], indirect=True)
+def test_the_broker_killed_mid_stream_loses_nothing(
+    broker_deployment: tuple[Make, PrivateBroker], tmp_path: Path
+) -> None:
+    """RabbitMQ itself (a node of the test's own: the suite's is shared) SIGKILLed
+    and started again on its data: the services reconnect on their own."""
+    make, broker = broker_deployment
+    deploy, view, image = _deployment(make, tmp_path)
+    _round(deploy, view, image, lambda: _kill_broker(broker))
+    _nothing_left(deploy, view)
+
+
+@pytest.mark.long
+def test_the_database_killed_mid_stream_loses_nothing(
+    pg_deployment: tuple[Make, PrivatePostgres], tmp_path: Path
+) -> None:
+    """PostgreSQL (a server of the test's own: the suite's is shared) SIGKILLed and
+    started again (crash recovery): the services' pools reconnect on their own."""
+    make, server = pg_deployment
+    deploy, view, image = _deployment(make, tmp_path)
+    _round(deploy, view, image, lambda: _kill_database(server))
+    _nothing_left(deploy, view)
+
+
+def _kill_database(server: PrivatePostgres) -> None:
+    server.kill()
+    server.restart()
+
+
+def _kill_broker(broker: PrivateBroker) -> None:
+    assert broker.process is not None
+    os.killpg(broker.process.pid, signal.SIGKILL)  # its own session: the node and its shell
+    broker.process.wait()
+    broker.process = None
+    (broker.base / "rabbit.pid").unlink(missing_ok=True)  # the dead node's
+    broker.start()
 
 
 def _stop_all(deploy: Deployment) -> None:
