@@ -11,6 +11,13 @@ from tests.functional.policy.calls import TIMEOUT, Http
 from tests.functional.policy.requests_spec import new_uuid
 
 
+def proxy_image(member: Http) -> str:
+    """A private image with a property, for the compute API's image proxy to show,
+    change and delete (the shared home image stays for the image API's routes)."""
+    body = {"name": "pm-proxy", "container_format": "bare", "disk_format": "raw", "k1": "v"}
+    return str(member("image", "POST", "/v2/images", body)["id"])
+
+
 def wait_active(http: Http, server_id: str) -> dict[str, Any]:
     deadline = time.monotonic() + 120
     while True:

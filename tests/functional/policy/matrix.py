@@ -195,6 +195,19 @@ COMPUTE: dict[tuple[str, str], Profile] = {
     ("DELETE", "/v2.1/os-security-groups/<group_id>"): PROXY_WRITE,
     ("POST", "/v2.1/os-security-group-rules"): PROXY_WRITE,  # into the home group
     ("DELETE", "/v2.1/os-security-group-rules/<rule_id>"): PROXY_WRITE,
+    # The image proxy (up to 2.35, metadata up to 2.38): no policy of Nova's own;
+    # the image service decides with the caller's token (a private image of home).
+    ("GET", "/v2.1/images"): AUTHENTICATED,
+    ("GET", "/v2.1/images/detail"): AUTHENTICATED,
+    ("GET", "/v2.1/images/<image_id>"): PROJECT_READ,
+    ("DELETE", "/v2.1/images/<image_id>"): PROJECT_WRITE,
+    ("DELETE", "/v2.1/images/"): AUTHENTICATED,  # an empty id: Nova's 404
+    ("GET", "/v2.1/images/<image_id>/metadata"): PROJECT_READ,
+    ("POST", "/v2.1/images/<image_id>/metadata"): PROJECT_WRITE,
+    ("PUT", "/v2.1/images/<image_id>/metadata"): PROJECT_WRITE,
+    ("GET", "/v2.1/images/<image_id>/metadata/<key>"): PROJECT_READ,
+    ("PUT", "/v2.1/images/<image_id>/metadata/<key>"): PROJECT_WRITE,
+    ("DELETE", "/v2.1/images/<image_id>/metadata/<key>"): PROJECT_WRITE,
 }
 
 _I = "/v2/images/<image_id>"

@@ -145,6 +145,9 @@ IDENTITY: dict[tuple[str, str], Spec] = {
 _S = "/v2.1/servers/<server_id>"
 _OWN_KEY = "?user_id={member_user}"
 _PROXY = "2.35"
+_META_PROXY = "2.38"  # the image metadata proxy's last
+_IMG = "/v2.1/images/<image_id>"
+_PROXY_IMAGE = {"image_id": "proxy_image_id"}
 _EXTRA = {"key": "extra_key"}
 COMPUTE: dict[tuple[str, str], Spec] = {
     ("POST", "/v2.1/flavors"): Spec(body=lambda w: {"flavor": {
@@ -227,6 +230,22 @@ COMPUTE: dict[tuple[str, str], Spec] = {
                                 "ip_protocol": "tcp", "from_port": next(_COUNTER) + 1000,
                                 "to_port": 2000, "cidr": "0.0.0.0/0"}}),
     ("DELETE", "/v2.1/os-security-group-rules/<rule_id>"): Spec(version=_PROXY),
+    # The image proxy acts on a private image of its own (it deletes it); metadata
+    # writes keep its k1, which the key routes read, update and finally delete.
+    ("GET", "/v2.1/images"): Spec(version=_PROXY),
+    ("GET", "/v2.1/images/detail"): Spec(version=_PROXY),
+    ("GET", _IMG): Spec(version=_PROXY, params=_PROXY_IMAGE),
+    ("DELETE", _IMG): Spec(version=_PROXY, params=_PROXY_IMAGE),
+    ("DELETE", "/v2.1/images/"): Spec(version=_PROXY),
+    ("GET", f"{_IMG}/metadata"): Spec(version=_META_PROXY, params=_PROXY_IMAGE),
+    ("POST", f"{_IMG}/metadata"): Spec(version=_META_PROXY, params=_PROXY_IMAGE,
+                                       body=lambda w: {"metadata": {"k2": unique("v")}}),
+    ("PUT", f"{_IMG}/metadata"): Spec(version=_META_PROXY, params=_PROXY_IMAGE,
+                                      body=lambda w: {"metadata": {"k1": unique("v")}}),
+    ("GET", f"{_IMG}/metadata/<key>"): Spec(version=_META_PROXY, params=_PROXY_IMAGE),
+    ("PUT", f"{_IMG}/metadata/<key>"): Spec(version=_META_PROXY, params=_PROXY_IMAGE,
+                                            body=lambda w: {"meta": {"k1": unique("v")}}),
+    ("DELETE", f"{_IMG}/metadata/<key>"): Spec(version=_META_PROXY, params=_PROXY_IMAGE),
 }
 
 _I = "/v2/images/<image_id>"

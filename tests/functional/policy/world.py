@@ -131,6 +131,7 @@ def build(cloud: Cloud) -> World:
     net = made.network(member, "pm-home-net", "10.77.0.0/24")
     compute = made.compute(admin, member, image, net, third)
     compute.update(tenant_id=home, member_user=member_id)
+    compute["proxy_image_id"] = made.proxy_image(member)
     network = {**net, "agent_id": made.agent(admin), "alias": "security-group", "project_id": home}
     own_net = made.network(member, "pm-net2", "10.76.0.0/24")
     network.update({k: v for k, v in own_net.items() if k != "name"})
@@ -139,6 +140,7 @@ def build(cloud: Cloud) -> World:
         "server group": compute["group_id"],
         "keypair": compute["keypair_name"],
         "image": image,
+        "image (the compute proxy's)": compute["proxy_image_id"],
         "network": net["net_id"],
         "subnet": net["subnet_id"],
         "port": net["port_id"],

@@ -23,6 +23,8 @@ from saphira.api.compute import (
     flavor_extras,
     flavors,
     hypervisors,
+    image_metadata,
+    images,
     instance_actions,
     keypairs,
     migrations,
@@ -91,6 +93,8 @@ def routes() -> list[Rule]:
         *migrations.routes(),
         *networks.routes(),
         *security_groups.routes(),
+        *images.routes(),
+        *image_metadata.routes(),
     ]
 
 

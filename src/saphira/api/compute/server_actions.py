@@ -22,7 +22,7 @@ from saphira.api.compute import server_views as views
 from saphira.api.compute.app import Call, route
 from saphira.api.compute.backend import ComputeHosts, HostCast
 from saphira.api.compute.common import canonical_ip
-from saphira.api.wsgi import json_response
+from saphira.api.wsgi import json_response, validate
 from saphira.computesvc import actions, quota
 from saphira.context import RequestContext
 from saphira.domain.table import Action
@@ -143,8 +143,14 @@ def _resize(call: Call, server_id: str, _key: str, body: Any) -> Response:
     return Response(status=202)
 
 
+_CREATE_IMAGE = {"type": "object", "properties": {
+    "name": {"type": "string", "minLength": 1, "maxLength": 255},
+    "metadata": server_schemas.METADATA}, "required": ["name"]}  # fmt: skip
+
+
 def _create_image(call: Call, server_id: str, _key: str, body: Any) -> Response:
-    if not isinstance(body, dict) or not str(body.get("name", "")).strip():
+    validate(body, _CREATE_IMAGE)  # Nova's: a name of 1 to 255, metadata as a server's
+    if not str(body.get("name", "")).strip():
         raise BadRequest("Invalid input for field/attribute name.")
     found = _placed(call, server_id, "servers:create_image")
     token = call.context.auth_token or call.request.headers.get("X-Auth-Token", "")
