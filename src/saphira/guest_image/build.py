@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod
+from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod, ssh
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 8  # 8: no_timer_check
+FORMAT = 9  # 9: dropbear, root by key only
 # no_timer_check: under TCG on a busy host the kernel's check that the timer reaches the
 # IO-APIC can miss, and it panics ("IO-APIC + timer doesn't work"), boot after boot; cloud
 # images boot with it for the same reason.
@@ -58,10 +58,11 @@ def _initramfs(root: Path) -> bytes:
         cpio.file("etc/udhcpc.script", guest_init.UDHCPC.encode(), 0o755),
         cpio.file("www/cgi-bin/probe", guest_init.probe_script().encode(), 0o755),
         cpio.file("etc/acpi/PWRF/00000080", guest_init.ACPI_POWER.encode(), 0o755),
-        cpio.file("etc/passwd", b"root::0:0:root:/root:/bin/sh\n"),
+        cpio.file("etc/passwd", b"root:*:0:0:root:/root:/bin/sh\n"),  # no password: keys only
         cpio.file("etc/modules", "".join(f"{m.name}\n" for m in modules).encode()),
     ]
     entries += [cpio.file(f"lib/modules/{m.name}", m.read_bytes()) for m in modules]
+    entries += ssh.entries(root)
     return cpio.archive(entries)
 
 
@@ -123,6 +124,7 @@ def build(
         "kernel_release": release,
         "markers": {"booted": guest_init.BOOTED, "ready": guest_init.READY},
         "http": {"port": guest_init.HTTP_PORT, "body": guest_init.HTTP_BODY},
+        "ssh": {"port": ssh.PORT, "user": "root"},
         "sha256": {p.name: _sha256(p) for p in parts},
     }
     (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")

@@ -14,6 +14,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from saphira.guest_image import ssh
+
 KERNEL_META = "linux-image-amd64"
 BUSYBOX = "busybox-static"
 
@@ -81,16 +83,18 @@ def _cached(prefix: str, cache: Path) -> Package:
 
 
 def resolve(kernel: str | None, cache: Path) -> list[Package]:
-    """The exact packages to use: the given or current Debian kernel, and busybox-static.
+    """The exact packages to use: the given or current Debian kernel, busybox-static
+    and the SSH server's (``ssh.PACKAGES``).
 
     Without usable apt lists (an offline machine) the cached .debs decide.
     """
+    names = (BUSYBOX, *ssh.PACKAGES)
     try:
         kname = kernel or kernel_package()
-        return [Package(kname, candidate(kname)), Package(BUSYBOX, candidate(BUSYBOX))]
+        return [Package(kname, candidate(kname)), *(Package(n, candidate(n)) for n in names)]
     except ImageBuildError:
         kernel_prefix = kernel or "linux-image-*-amd64"
-        return [_cached(kernel_prefix, cache), _cached(BUSYBOX, cache)]
+        return [_cached(kernel_prefix, cache), *(_cached(n, cache) for n in names)]
 
 
 def fetch(packages: list[Package], cache: Path) -> list[Path]:

@@ -5,6 +5,8 @@ with ``SAPHIRA-GUEST:`` and goes to /dev/console, the serial port named last on
 the kernel command line.
 """
 
+from saphira.guest_image import ssh
+
 MARKER = "SAPHIRA-GUEST:"
 BOOTED = f"{MARKER} booted"
 READY = f"{MARKER} ready"
@@ -96,7 +98,7 @@ if [ -s /tmp/meta ]; then
     say "ssh key ($SOURCE) $(head -n1 /root/.ssh/authorized_keys)"
   fi
 fi
-mkdir -p /www
+@SSH_START@mkdir -p /www
 echo "@HTTP_BODY@ $(hostname)" > /www/index.html
 httpd -p @HTTP_PORT@ -h /www
 say "ready"
@@ -170,7 +172,8 @@ esac
 
 
 def init_script() -> str:
-    return INIT.replace("@HTTP_BODY@", HTTP_BODY).replace("@HTTP_PORT@", str(HTTP_PORT))
+    text = INIT.replace("@HTTP_BODY@", HTTP_BODY).replace("@HTTP_PORT@", str(HTTP_PORT))
+    return text.replace("@SSH_START@", ssh.START)
 
 
 def probe_script() -> str:
