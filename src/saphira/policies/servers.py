@@ -71,6 +71,9 @@ _RULES: list[tuple[str, str, str, str]] = [
     ("os-security-groups:list", READER_OR_ADMIN, "GET", f"{_S}/os-security-groups"),
     ("os-security-groups:add", MEMBER_OR_ADMIN, "POST", _ACTION),
     ("os-security-groups:remove", MEMBER_OR_ADMIN, "POST", _ACTION),
+    # Issue 15: the password a guest posted to the metadata service.
+    ("os-server-password:show", READER_OR_ADMIN, "GET", f"{_S}/os-server-password"),
+    ("os-server-password:clear", MEMBER_OR_ADMIN, "DELETE", f"{_S}/os-server-password"),
 ]  # fmt: skip
 
 

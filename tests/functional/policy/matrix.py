@@ -202,6 +202,8 @@ COMPUTE: dict[tuple[str, str], Profile] = {
     ("GET", "/v2.1/images/<image_id>"): PROJECT_READ,
     ("DELETE", "/v2.1/images/<image_id>"): PROJECT_WRITE,
     ("DELETE", "/v2.1/images/"): AUTHENTICATED,  # an empty id: Nova's 404
+    ("GET", f"{_S}/os-server-password"): PROJECT_READ,
+    ("DELETE", f"{_S}/os-server-password"): PROJECT_WRITE,
     ("GET", "/v2.1/images/<image_id>/metadata"): PROJECT_READ,
     ("POST", "/v2.1/images/<image_id>/metadata"): PROJECT_WRITE,
     ("PUT", "/v2.1/images/<image_id>/metadata"): PROJECT_WRITE,

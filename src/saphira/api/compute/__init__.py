@@ -37,6 +37,7 @@ from saphira.api.compute import (
     server_interfaces,
     server_ips,
     server_metadata,
+    server_password,
     server_security_groups,
     servers,
     services,
@@ -95,6 +96,7 @@ def routes() -> list[Rule]:
         *security_groups.routes(),
         *images.routes(),
         *image_metadata.routes(),
+        *server_password.routes(),
     ]
 
 
