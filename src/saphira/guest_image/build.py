@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod, ssh
+from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod, shims, ssh
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 9  # 9: dropbear, root by key only
+FORMAT = 10  # 10: dropbear, root by key only; 9: curl, sudo and blkid -L for tempest
 # no_timer_check: under TCG on a busy host the kernel's check that the timer reaches the
 # IO-APIC can miss, and it panics ("IO-APIC + timer doesn't work"), boot after boot; cloud
 # images boot with it for the same reason.
@@ -63,6 +63,7 @@ def _initramfs(root: Path) -> bytes:
     ]
     entries += [cpio.file(f"lib/modules/{m.name}", m.read_bytes()) for m in modules]
     entries += ssh.entries(root)
+    entries += shims.entries()
     return cpio.archive(entries)
 
 

@@ -5,6 +5,12 @@ import json
 import sys
 
 NAME = "ssh-vm"
+UUID = "4f1c2d9e-0000-4000-8000-000000000022"
+
+
+def meta_data(key: str) -> str:
+    """The body served (no newline at its end, as the metadata API's)."""
+    return json.dumps({"uuid": UUID, "name": NAME, "public_keys": {"k": key}})
 
 
 def main() -> None:
@@ -14,9 +20,7 @@ def main() -> None:
     path = line[1] if len(line) > 1 else "/"
     while sys.stdin.buffer.readline() not in (b"\r\n", b"\n", b""):
         pass
-    meta = {"uuid": "4f1c2d9e-0000-4000-8000-000000000022", "name": NAME,
-            "public_keys": {"k": key}}  # fmt: skip
-    body = json.dumps(meta).encode() if path == "/openstack/latest/meta_data.json" else b""
+    body = meta_data(key).encode() if path == "/openstack/latest/meta_data.json" else b""
     status = b"200 OK" if body else b"404 Not Found"
     sys.stdout.buffer.write(b"HTTP/1.0 %s\r\nContent-Length: %d\r\n\r\n" % (status, len(body)))
     sys.stdout.buffer.write(body)

@@ -32,6 +32,12 @@ def test_root_logs_in_with_the_metadata_key_only(tiny_image: GuestImage, workdir
         with connect("127.0.0.1", port, keys.paramiko()) as client:
             assert run(client, "hostname; id -u") == (0, f"{key_metadata.NAME}\n0\n")
             assert run(client, "exit 3")[0] == 3
+            # What tempest's guest checks run: curl (GET) against the metadata service,
+            # sudo, and blkid -L (no config drive here: it fails as blkid does).
+            status, meta = run(client, f"curl http://{MD_ADDR}/openstack/latest/meta_data.json")
+            assert (status, meta) == (0, key_metadata.meta_data(keys.public))  # byte for byte
+            assert run(client, "sudo id -u") == (0, "0\n")
+            assert run(client, "blkid -L config-2 -o device")[0] != 0
         stranger = new_key_pair()
         with pytest.raises(paramiko.AuthenticationException):
             connect("127.0.0.1", port, stranger.paramiko())
