@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import paramiko
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 USER = "root"  # the tiny image's one user
@@ -18,11 +19,14 @@ class KeyPair:
     private: str  # OpenSSH private key file text
 
     def paramiko(self) -> paramiko.PKey:
+        if self.public.startswith("ecdsa-"):
+            return paramiko.ECDSAKey.from_private_key(io.StringIO(self.private))
         return paramiko.Ed25519Key.from_private_key(io.StringIO(self.private))
 
 
-def new_key_pair(comment: str = "test@saphira") -> KeyPair:
-    key = Ed25519PrivateKey.generate()
+def new_key_pair(comment: str = "test@saphira", ecdsa: bool = False) -> KeyPair:
+    """An ed25519 pair, or (``ecdsa``) a NIST P-384 one, the kind tempest makes."""
+    key = ec.generate_private_key(ec.SECP384R1()) if ecdsa else Ed25519PrivateKey.generate()
     private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
                                 serialization.NoEncryption())  # fmt: skip
     public = key.public_key().public_bytes(serialization.Encoding.OpenSSH,

@@ -19,7 +19,7 @@ MD_ADDR = "10.0.2.100"
 
 
 def test_root_logs_in_with_the_metadata_key_only(tiny_image: GuestImage, workdir: Path) -> None:
-    keys = new_key_pair()
+    keys = new_key_pair(ecdsa=True)  # tempest's kind of key (the CLI's are ed25519 or RSA)
     (workdir / "key.pub").write_text(keys.public)
     port = free_port()
     server = f"{sys.executable} {key_metadata.__file__} {workdir / 'key.pub'}"
