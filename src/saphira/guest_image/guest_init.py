@@ -93,8 +93,8 @@ if [ -s /tmp/meta ]; then
     | sed 's/.*: *"//; s/"$//')
   [ -n "$n" ] && hostname "$n" && say "hostname $n"
   # Every OpenSSH public key type (ssh-rsa, ssh-ed25519, ecdsa-sha2-*, sk-*: tempest's are ecdsa).
-  grep -oE '(ssh-[a-z0-9-]+|ecdsa-sha2-nistp[0-9]+|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+[^"\\]*' /tmp/meta \
-    | sort -u > /root/.ssh/authorized_keys
+  KEY='(ssh-[a-z0-9-]+|ecdsa-sha2-nistp[0-9]+|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+[^"\\]*'
+  grep -oE "$KEY" /tmp/meta | sort -u > /root/.ssh/authorized_keys
   if [ -s /root/.ssh/authorized_keys ]; then
     say "ssh keys $(wc -l < /root/.ssh/authorized_keys)"
     say "ssh key ($SOURCE) $(head -n1 /root/.ssh/authorized_keys)"
