@@ -91,6 +91,10 @@ if [ -s /tmp/meta ]; then
   # The server's "name", not a key's (Nova's "keys" list names each key too).
   n=$(sed 's/"keys": *\[[^]]*\]//' /tmp/meta | grep -o '"name": *"[^"]*"' | head -n1 \
     | sed 's/.*: *"//; s/"$//')
+  # Nova's "hostname" (the name made a host name, maybe with the DHCP domain) as cloud-init
+  # takes it, its first label; a document without one: the name.
+  h=$(grep -o '"hostname": *"[^"]*"' /tmp/meta | head -n1 | sed 's/.*: *"//; s/"$//')
+  h=${h%%.*}; [ -n "$h" ] && n=$h
   [ -n "$n" ] && hostname "$n" && say "hostname $n"
   # Every OpenSSH public key type (ssh-rsa, ssh-ed25519, ecdsa-sha2-*, sk-*: tempest's are ecdsa).
   KEY='(ssh-[a-z0-9-]+|ecdsa-sha2-nistp[0-9]+|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+[^"\\]*'

@@ -4,13 +4,14 @@ meta_data.json carries the public key in the file named by its argument."""
 import json
 import sys
 
-NAME = "ssh-vm"
+NAME = "ssh-vm"  # the host name the guest takes: the first label of Nova's "hostname"
 UUID = "4f1c2d9e-0000-4000-8000-000000000022"
 
 
 def meta_data(key: str) -> str:
     """The body served (no newline at its end, as the metadata API's)."""
-    return json.dumps({"uuid": UUID, "name": NAME, "public_keys": {"k": key}})
+    return json.dumps({"uuid": UUID, "name": "SSH VM", "hostname": f"{NAME}.novalocal",
+                       "public_keys": {"k": key}})  # fmt: skip
 
 
 def main() -> None:

@@ -19,7 +19,8 @@ def test_the_guest_reads_meta_data_user_data_and_key_from_the_drive(
     tiny_image: GuestImage, workdir: Path
 ) -> None:
     drive = workdir / configdrive.FILE_NAME
-    configdrive.write(drive, instance(display_name="drive-vm"), configdrive.DriveSettings())
+    server = instance(display_name="Drive VM", hostname="drive-vm")  # the guest takes hostname
+    configdrive.write(drive, server, configdrive.DriveSettings())
     args = direct_boot_args(tiny_image.vmlinux, tiny_image.initramfs, tiny_image.cmdline)
     cdrom = ["-drive", f"file={drive},format=raw,if=ide,media=cdrom,readonly=on"]
     with Guest(workdir, [*args, "-nic", "none", *cdrom]) as guest:
