@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from tests.tempest.lists import TestLists
 from tests.tempest.runner import Outcome, RunResult
@@ -66,3 +67,13 @@ def summary(verdict: Verdict) -> str:
         f"tempest: {c['passed']} passed ({apis}), {c['failed']} failed, {c['skipped']} skipped, "
         f"{c['missing']} missing, {c['pending']} pending (not run yet)"
     )
+
+
+def write_results(path: Path, verdict: Verdict, result: RunResult, title: str) -> None:
+    """The run's verdict as a text file a note can quote: the summary, each listed
+    test's outcome, every skip and pending reason and every problem."""
+    lines = [f"# {title}", summary(verdict), ""]
+    lines += [f"{outcome.status:8} {test}" for test, outcome in sorted(result.outcomes.items())]
+    lines += ["", *verdict.lines, "", *verdict.problems]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import configparser
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -129,16 +130,26 @@ def tempest_conf(identity_url: str, done: Provisioned, workdir: Path) -> configp
     return conf
 
 
-def write(workdir: Path, identity_url: str, done: Provisioned, include: list[str]) -> Path:
-    """The workspace in ``workdir``; the path of its tempest.conf."""
+def write(
+    workdir: Path,
+    identity_url: str,
+    done: Provisioned,
+    include: list[str],
+    adjust: Callable[[configparser.ConfigParser], None] | None = None,
+) -> Path:
+    """The workspace in ``workdir``; the path of its tempest.conf (``adjust`` changes
+    the configuration first: the run with real guests turns validation on)."""
     etc = workdir / "etc"
     etc.mkdir(parents=True, exist_ok=True)
     (workdir / "tempest_lock").mkdir(exist_ok=True)
     accounts = [account.as_yaml() for account in done.accounts]
     (etc / "accounts.yaml").write_text(yaml.safe_dump(accounts), encoding="utf-8")
     conf_path = etc / "tempest.conf"
+    conf = tempest_conf(identity_url, done, workdir)
+    if adjust is not None:
+        adjust(conf)
     with open(conf_path, "w", encoding="utf-8") as out:
-        tempest_conf(identity_url, done, workdir).write(out)
+        conf.write(out)
     (etc / "include-list.txt").write_text("\n".join(include) + "\n", encoding="utf-8")
     spec = importlib.util.find_spec("tempest")  # the installed tempest, not this package
     assert spec is not None and spec.origin is not None
