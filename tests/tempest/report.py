@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,8 @@ from tests.tempest.lists import TestLists
 from tests.tempest.runner import Outcome, RunResult
 
 PASSED = ("success", "xfail")
+# Where the runs write their verdicts for notes to quote (ignored by git).
+RESULTS = Path(os.environ.get("SAPHIRA_TEST_RESULTS", Path(__file__).parents[2] / "test-results"))
 
 
 @dataclass

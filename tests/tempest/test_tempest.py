@@ -3,7 +3,7 @@
 The tests run are those of include-list.txt minus pending.txt; the test fails
 on any failure, on a test that never ran, and on a skip its list line does
 not explain. Counts and every skip and pending test are printed (pytest -s,
-or in the failure report).
+or in the failure report) and written to ``$SAPHIRA_TEST_RESULTS/tempest.txt``.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def test_tempest(cloud: Cloud, tmp_path: Path) -> None:
     """One tempest run of the whole set (compute, network, identity, image): the APIs
     share the accounts and the cloud, and one run keeps tempest's start-up cost single."""
     verdict, result = run_tempest(cloud, tmp_path / "tempest")
+    title = "tempest against saphira up (fake driver)"
+    report.write_results(report.RESULTS / "tempest.txt", verdict, result, title)
     print("\n".join(verdict.lines))
     print(report.summary(verdict))
     assert verdict.counts["passed"] > 0, result.output[-4000:]

@@ -14,7 +14,6 @@ repository) for notes to quote.
 from __future__ import annotations
 
 import configparser
-import os
 import secrets
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,6 @@ pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
 HERE = Path(__file__).parent
 INCLUDE = HERE / "include-list-guests.txt"
 PENDING = HERE / "pending-guests.txt"
-RESULTS = Path(os.environ.get("SAPHIRA_TEST_RESULTS", HERE.parent.parent / "test-results"))
 NETWORK = "provider"
 SSH_USER = "root"  # the tiny image's one user (saphira.guest_image.ssh)
 GUEST_TIMEOUT = "300"  # TCG guests on a shared two-core host
@@ -85,7 +83,7 @@ def test_tempest_with_guests(cloud: Cloud, tmp_path: Path) -> None:
     result = runner.run(workdir, conf, RUN_TIMEOUT)
     verdict = report.judge(tests, result)
     title = "tempest against real tiny-image guests (SSH, run_validation)"
-    report.write_results(RESULTS / "tempest-guests.txt", verdict, result, title)
+    report.write_results(report.RESULTS / "tempest-guests.txt", verdict, result, title)
     print("\n".join(verdict.lines))
     print(report.summary(verdict))
     assert verdict.counts["passed"] > 0, result.output[-4000:]
