@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
-from saphira.api import auth
+from saphira.api import auth, openapi
 from saphira.api.compute import (
     aggregates,
     availability_zones,
@@ -45,6 +45,7 @@ from saphira.api.compute import (
 )
 from saphira.api.compute.app import ComputeApp
 from saphira.api.compute.state import ComputeState
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.domain.join_token import REDEEM_PATH
 
@@ -113,7 +114,8 @@ def build_app(
     app = build_compute_app(state)
     checked = auth.from_conf(app, conf, validator, is_admin=state.enforcer.is_admin)
     authenticated = PublicOrAuthenticated(app, checked)
-    return RequestIdMiddleware(authenticated, also=("X-Compute-Request-Id",))
+    described = OpenAPIFirst(authenticated, openapi.described("compute"))
+    return RequestIdMiddleware(described, also=("X-Compute-Request-Id",))
 
 
 __all__ = ["build_app", "build_compute_app", "routes"]

@@ -27,7 +27,7 @@ from saphira.objects import ConsoleType
 _PROTOCOLS = ("vnc", "spice", "rdp", "serial", "mks")
 _TYPES = ("novnc", "xvpvnc", "rdp-html5", "spice-html5", "serial", "webmks")
 _SERVED = {(kind.protocol, kind.value): kind for kind in ConsoleType}
-_REMOTE_CONSOLE = {
+REMOTE_CONSOLE_BODY = {
     "type": "object",
     "required": ["remote_console"],
     "additionalProperties": False,
@@ -93,7 +93,7 @@ serial_action = _legacy_action(ConsoleType.SERIAL)
 
 @min_version("2.6")
 def remote_console(call: Call, server_id: str) -> Response:
-    data = call.body(_REMOTE_CONSOLE)["remote_console"]
+    data = call.body(REMOTE_CONSOLE_BODY)["remote_console"]
     kind = _SERVED.get((data["protocol"], data["type"]))
     if kind is None:
         raise ConsoleTypeUnavailable(console_type=data["type"])

@@ -110,20 +110,23 @@ _EVENTS = {"network-changed", "network-vif-plugged", "network-vif-unplugged",
            "accelerator-request-bound", "volume-reimaged"}  # fmt: skip
 
 
+_EVENT = {
+    "type": "object",
+    "required": ["name", "server_uuid"],
+    "properties": {
+        "name": {"type": "string", "enum": sorted(_EVENTS)},
+        "server_uuid": {"type": "string"},
+        "tag": {"type": "string"},
+        "status": {"type": "string", "enum": ["failed", "completed", "in-progress"]},
+    },
+}
+EXTERNAL_EVENTS_BODY = {"type": "object", "required": ["events"], "properties": {
+    "events": {"type": "array", "minItems": 1, "items": _EVENT}}}  # fmt: skip
+
+
 def external_events(call: Call) -> Response:
     call.enforce("os_compute_api:os-server-external-events:create")
-    item = {
-        "type": "object",
-        "required": ["name", "server_uuid"],
-        "properties": {
-            "name": {"type": "string", "enum": sorted(_EVENTS)},
-            "server_uuid": {"type": "string"},
-            "tag": {"type": "string"},
-            "status": {"type": "string", "enum": ["failed", "completed", "in-progress"]},
-        },
-    }
-    data = call.body({"type": "object", "required": ["events"], "properties": {
-        "events": {"type": "array", "minItems": 1, "items": item}}})  # fmt: skip
+    data = call.body(EXTERNAL_EVENTS_BODY)
     results, accepted = [], False
     for event in data["events"]:
         result = {**event, "status": event.get("status", "completed")}

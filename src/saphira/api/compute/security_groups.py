@@ -21,7 +21,7 @@ from saphira.clients.network import NetworkClient
 from saphira.exception import BadRequest, Conflict, Forbidden, NotFound
 
 _TEXT = {"type": "string", "maxLength": 255}
-_GROUP = {
+GROUP_BODY = {
     "type": "object",
     "properties": {"security_group": {
         "type": "object", "properties": {"name": _TEXT, "description": _TEXT},
@@ -29,7 +29,7 @@ _GROUP = {
     }},
     "required": ["security_group"],
 }  # fmt: skip
-_RULE = {
+RULE_BODY = {
     "type": "object",
     "properties": {"security_group_rule": {
         "type": "object",
@@ -75,7 +75,7 @@ def show(call: Call, group_id: str) -> Response:
 
 @max_version(proxy.MAX_PROXY)
 def create(call: Call) -> Response:
-    data = call.body(_GROUP)["security_group"]
+    data = call.body(GROUP_BODY)["security_group"]
     client = _enforce(call, "create")
     with proxy.refused({400: BadRequest, 409: Forbidden}):
         made = client.create_security_group(
@@ -86,7 +86,7 @@ def create(call: Call) -> Response:
 
 @max_version(proxy.MAX_PROXY)
 def update(call: Call, group_id: str) -> Response:
-    data = call.body(_GROUP)["security_group"]
+    data = call.body(GROUP_BODY)["security_group"]
     client = _enforce(call, "update")
     group = _get(client, proxy.check_uuid(group_id, _NOT_UUID))
     with proxy.refused({400: BadRequest, 404: NotFound, 409: BadRequest}):
@@ -107,7 +107,7 @@ def delete(call: Call, group_id: str) -> Response:
 
 @max_version(proxy.MAX_PROXY)
 def create_rule(call: Call) -> Response:
-    data = call.body(_RULE)["security_group_rule"]
+    data = call.body(RULE_BODY)["security_group_rule"]
     client = _enforce(call, "rule:create")
     parent_id = proxy.check_uuid(data["parent_group_id"], _bad_id("parent_group_id", data))
     group_id = data.get("group_id")

@@ -11,6 +11,7 @@ recorded as instance actions whose events the host adds.
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from typing import Any
 
 from werkzeug.routing import Rule
@@ -41,9 +42,10 @@ _ATTACHMENT: dict[str, Any] = {
 _TAG = {"type": "string", "maxLength": 60, "pattern": "^[^,/]*$"}
 
 
-def _schema(call: Call) -> dict[str, Any]:
+def attach_schema(at_least: Callable[[str], bool]) -> dict[str, Any]:
+    """The body of an attach at a microversion (``at_least``: is it at least this one)."""
     properties = dict(_ATTACHMENT["properties"])
-    if call.at_least("2.49"):
+    if at_least("2.49"):
         properties["tag"] = _TAG
     attachment = {**_ATTACHMENT, "properties": properties}
     return {"type": "object", "properties": {"interfaceAttachment": attachment},
@@ -92,7 +94,7 @@ def show(call: Call, server_id: str, port_id: str) -> Response:
 
 
 def create(call: Call, server_id: str) -> Response:
-    asked = call.body(_schema(call)).get("interfaceAttachment") or {}
+    asked = call.body(attach_schema(call.at_least)).get("interfaceAttachment") or {}
     network_id, port_id = asked.get("net_id"), asked.get("port_id")
     address = asked["fixed_ips"][0]["ip_address"] if asked.get("fixed_ips") else None
     _check_formats(network_id, port_id, address)

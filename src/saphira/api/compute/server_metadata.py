@@ -37,13 +37,21 @@ def _writable(call: Call, found: server_lookup.Located) -> None:
                           is_admin=call.context.is_admin)  # fmt: skip
 
 
+METADATA_BODY = {"type": "object", "properties": {"metadata": server_schemas.METADATA},
+                 "required": ["metadata"], "additionalProperties": False}  # fmt: skip
+META_BODY = {"type": "object", "properties": {"meta": {
+    **server_schemas.METADATA, "minProperties": 1, "maxProperties": 1}},
+    "required": ["meta"], "additionalProperties": False}  # fmt: skip
+TAGS_BODY = {"type": "object", "properties": {"tags": server_schemas.TAGS},
+             "required": ["tags"], "additionalProperties": False}  # fmt: skip
+
+
 def _meta_rule(name: str) -> str:
     return f"os_compute_api:server-metadata:{name}"
 
 
 def _set_meta(call: Call, server_id: str, rule: str, *, replace: bool) -> Response:
-    body = call.body({"type": "object", "properties": {"metadata": server_schemas.METADATA},
-                      "required": ["metadata"], "additionalProperties": False})  # fmt: skip
+    body = call.body(METADATA_BODY)
     found = _found(call, server_id, _meta_rule(rule))
     _writable(call, found)
     metadata = dict(body["metadata"]) if replace else {**found.instance.metadata,
@@ -74,9 +82,7 @@ def meta_show(call: Call, server_id: str, key: str) -> Response:
 
 
 def meta_update(call: Call, server_id: str, key: str) -> Response:
-    body = call.body({"type": "object", "properties": {"meta": {
-        **server_schemas.METADATA, "minProperties": 1, "maxProperties": 1}},
-        "required": ["meta"], "additionalProperties": False})  # fmt: skip
+    body = call.body(META_BODY)
     if key not in body["meta"]:
         raise BadRequest("Request body and URI mismatch")
     found = _found(call, server_id, _meta_rule("update"))
@@ -113,8 +119,7 @@ def tags_index(call: Call, server_id: str) -> Response:
 
 @min_version("2.26")
 def tags_replace(call: Call, server_id: str) -> Response:
-    body = call.body({"type": "object", "properties": {"tags": server_schemas.TAGS},
-                      "required": ["tags"], "additionalProperties": False})  # fmt: skip
+    body = call.body(TAGS_BODY)
     found = _found(call, server_id, _tag_rule("update_all"))
     _tags_writable(call, found)
     _save(call, found, tags=sorted(set(body["tags"])))

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
+from saphira.api import openapi
 from saphira.api.identity import assignments, catalog, projects, roles, tokens, users, versions
 from saphira.api.identity.app import IdentityApp
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.conf.ssl import scheme
 from saphira.identity.backend import IdentityBackend
@@ -58,7 +60,8 @@ def build_app(conf: cfg.ConfigOpts, backend: IdentityBackend | None = None) -> W
     """The identity WSGI app; the database must be synced and the keys set up."""
     backend = backend or IdentityBackend.from_conf(conf)
     backend.keys.load()  # fail now, naming the fix, rather than on the first token
-    return RequestIdMiddleware(build_identity_app(conf, backend))
+    app = build_identity_app(conf, backend)
+    return RequestIdMiddleware(OpenAPIFirst(app, openapi.described("identity")))
 
 
 __all__ = ["build_app", "build_identity_app", "public_url", "routes"]

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
+from saphira.api import openapi
 from saphira.api.auth import TokenValidator, from_conf
 from saphira.api.image import actions, data, images, members, schemas
 from saphira.api.image.app import Backend, ImageApp, Settings
 from saphira.api.image.versions import VersionsFirst
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.db.image import make_image_engine
 from saphira.image.data import DataService, Limits
@@ -97,7 +99,8 @@ def build_app(
     backend.data.recover()
     app = build_image_app(backend)
     authenticated = from_conf(app, conf, validator, is_admin=backend.enforcer.is_admin)
-    return RequestIdMiddleware(VersionsFirst(authenticated))
+    described = OpenAPIFirst(authenticated, openapi.described_image(backend.settings))
+    return RequestIdMiddleware(VersionsFirst(described))
 
 
 __all__ = [

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
+from saphira.api import openapi
 from saphira.api.metadata.app import MetadataApp, MetadataState
 from saphira.api.metadata.app import routes as _routes
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.wsgi import RequestIdMiddleware
 
 if TYPE_CHECKING:
@@ -27,7 +29,8 @@ def routes() -> list[Rule]:
 
 def build_app(conf: cfg.ConfigOpts) -> WSGIApplication:
     """The metadata WSGI app; the API and cell databases must be synced."""
-    return RequestIdMiddleware(MetadataApp(MetadataState.from_conf(conf)))
+    app = MetadataApp(MetadataState.from_conf(conf))
+    return RequestIdMiddleware(OpenAPIFirst(app, openapi.described("metadata")))
 
 
 __all__ = ["MetadataApp", "MetadataState", "build_app", "routes"]

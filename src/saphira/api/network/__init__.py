@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
+from saphira.api import openapi
 from saphira.api.auth import TokenValidator, from_conf
 from saphira.api.network import (
     agents,
@@ -24,6 +25,7 @@ from saphira.api.network import (
     versions,
 )
 from saphira.api.network.app import Backend, NetworkApp
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.wsgi import RequestIdMiddleware
 from saphira.db.network import Database, make_network_engine
 from saphira.netsvc import settings
@@ -67,7 +69,8 @@ def build_app(
     backend = backend or build_backend(conf)
     app = build_network_app(backend)
     authenticated = from_conf(app, conf, validator, is_admin=backend.enforcer.is_admin)
-    return RequestIdMiddleware(versions.VersionsFirst(authenticated))
+    described = OpenAPIFirst(authenticated, openapi.described("network"))
+    return RequestIdMiddleware(versions.VersionsFirst(described))
 
 
 __all__ = ["build_app", "build_backend", "build_network_app", "routes"]

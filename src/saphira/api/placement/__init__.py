@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 from oslo_config import cfg
 from werkzeug.routing import Rule
 
+from saphira.api import openapi
 from saphira.api.auth import TokenValidator, from_conf
+from saphira.api.openapi import OpenAPIFirst
 from saphira.api.placement import allocations, candidates, classes_traits, inventories, providers
 from saphira.api.placement.app import PlacementApp
 from saphira.api.wsgi import RequestIdMiddleware
@@ -67,7 +69,8 @@ def build_app(
     """The placement WSGI app; the database must be synced (saphira up does it)."""
     db = db or Database(make_placement_engine(conf))
     app = build_placement_app(conf, db)
-    return RequestIdMiddleware(_PublicRoot(app, from_conf(app, conf, validator)))
+    served = _PublicRoot(app, from_conf(app, conf, validator))
+    return RequestIdMiddleware(OpenAPIFirst(served, openapi.described("placement")))
 
 
 __all__ = ["build_app", "build_placement_app", "routes"]

@@ -1,0 +1,101 @@
+"""One API's OpenAPI 3.1 document from its ``ApiSpec``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from werkzeug.routing import Rule
+
+from saphira.api.openapi import draft4
+from saphira.api.openapi.model import JSON, ApiSpec, Link
+from saphira.api.openapi.paths import PathParam, Template, methods, template
+
+TOKEN = "X-Auth-Token"
+_SECURITY = {"keystone": {"type": "apiKey", "in": "header", "name": TOKEN}}
+
+
+def operation_id(method: str, path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", f"{method.lower()} {path}").strip("_")
+
+
+def _path_param(param: PathParam) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "minLength": 1}
+    if param.choices:
+        schema = {"type": "string", "enum": list(param.choices)}
+    elif not param.slashes:
+        schema["pattern"] = "^[^/]+$"
+    return {"name": param.name, "in": "path", "required": True, "schema": schema}
+
+
+def _responses(spec: ApiSpec) -> dict[str, Any]:
+    responses: dict[str, Any] = {"default": {"description": f"The {spec.name} API's answer"}}
+    if spec.fault is not None:
+        fault = {"description": "An error", "content": {JSON: {"schema": spec.fault}}}
+        responses["4XX"] = fault
+    return responses
+
+
+def _operation(spec: ApiSpec, rule: Rule, found: Template, method: str) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "operationId": operation_id(method, found.path),
+        "tags": [spec.name],
+        "responses": _responses(spec),
+    }
+    if spec.public(rule):
+        op["security"] = []
+    elif spec.headers:
+        op["parameters"] = [
+            {
+                "name": header.name,
+                "in": "header",
+                "required": False,
+                "description": header.description,
+                "schema": {"type": "string", "pattern": header.pattern},
+            }
+            for header in spec.headers
+        ]
+    body = spec.bodies.get((method, spec.rule_key(rule.rule)))
+    if body is not None:
+        content = {body.media_type: {"schema": draft4.convert(body.schema)}}
+        op["requestBody"] = {"required": True, "content": content}
+    return op
+
+
+def _paths(spec: ApiSpec) -> dict[str, dict[str, Any]]:
+    paths: dict[str, dict[str, Any]] = {}
+    for rule in spec.routes():
+        found = template(rule)
+        item = paths.setdefault(found.path, {})
+        if found.params:
+            item["parameters"] = [_path_param(param) for param in found.params]
+        for method in methods(rule):
+            item.setdefault(method.lower(), _operation(spec, rule, found, method))
+    return paths
+
+
+def _add_link(paths: dict[str, dict[str, Any]], link: Link) -> None:
+    create = paths[link.collection]["post"]
+    targets = {
+        f"{method}_created": {
+            "operationId": operation_id(method, link.item),
+            "parameters": {link.param: f"$response.body#{link.pointer}"},
+        }
+        for method in ("get", "put", "patch", "delete")
+        if method in paths[link.item]
+    }
+    create["responses"]["2XX"] = {"description": "Created", "links": targets}
+
+
+def document(spec: ApiSpec) -> dict[str, Any]:
+    """The API's OpenAPI 3.1 document (a new dict on every call)."""
+    paths = _paths(spec)
+    for link in spec.links:
+        _add_link(paths, link)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": spec.title, "version": spec.version},
+        "paths": paths,
+        "components": {"securitySchemes": _SECURITY},
+        "security": [{"keystone": []}],
+    }

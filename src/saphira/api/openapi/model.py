@@ -1,0 +1,54 @@
+"""What one API's description is built from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from werkzeug.routing import Rule
+
+Schema = dict[str, Any]
+JSON = "application/json"
+
+
+@dataclass(frozen=True)
+class Body:
+    """A request body: the schema the handler validates it with, and its media type."""
+
+    schema: Schema
+    media_type: str = JSON
+
+
+@dataclass(frozen=True)
+class Link:
+    """create -> show/update/delete: the POST on ``collection`` answers the item's id at
+    ``pointer`` (a JSON pointer into its body), which ``item``'s ``param`` takes."""
+
+    collection: str  # OpenAPI path
+    item: str  # OpenAPI path
+    param: str
+    pointer: str
+
+
+@dataclass(frozen=True)
+class Header:
+    """A request header every authenticated operation takes (a microversion)."""
+
+    name: str
+    pattern: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ApiSpec:
+    name: str  # the catalog type, e.g. "compute"
+    title: str
+    version: str
+    routes: Callable[[], list[Rule]]
+    bodies: Mapping[tuple[str, str], Body]  # (method, werkzeug rule) -> body
+    public: Callable[[Rule], bool] = field(default=lambda rule: False)  # served without a token
+    headers: tuple[Header, ...] = ()
+    links: tuple[Link, ...] = ()
+    fault: Schema | None = None  # the API's error body
+    rule_key: Callable[[str], str] = field(default=lambda rule: rule)  # rule -> bodies' key

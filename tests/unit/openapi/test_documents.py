@@ -1,0 +1,105 @@
+"""Every API's OpenAPI document is valid OpenAPI 3.1 and describes every route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+from werkzeug.test import Client
+
+from saphira.api.image.app import Settings
+from saphira.api.openapi import PATH, OpenAPIFirst, document
+from saphira.api.openapi.model import ApiSpec
+from saphira.api.openapi.paths import methods, template
+from saphira.api.openapi.specs import FIXED, image_spec
+
+SETTINGS = Settings(
+    disk_formats=("raw", "qcow2"),
+    container_formats=("bare",),
+    limit_default=25,
+    limit_max=1000,
+    count_quota=-1,
+    member_quota=-1,
+    property_quota=-1,
+    tag_quota=-1,
+    import_methods=("glance-direct",),
+)
+SPECS = {**FIXED, "image": image_spec(SETTINGS)}
+
+
+@pytest.fixture(params=sorted(SPECS), scope="module")
+def spec(request: pytest.FixtureRequest) -> ApiSpec:
+    return SPECS[request.param]
+
+
+def test_document_is_valid_openapi_31(spec: ApiSpec) -> None:
+    described = document(spec)
+    assert described["openapi"] == "3.1.0"
+    validate(described)
+
+
+def test_every_route_is_described(spec: ApiSpec) -> None:
+    paths = document(spec)["paths"]
+    missing = [
+        f"{method} {rule.rule}"
+        for rule in spec.routes()
+        for method in methods(rule)
+        if method.lower() not in paths.get(template(rule).path, {})
+    ]
+    assert not missing, f"{spec.name}: routes without a description: {missing}"
+
+
+def test_every_body_table_entry_names_a_route(spec: ApiSpec) -> None:
+    """A body keyed by a rule no router has is a typo: it would describe nothing."""
+    served = {(m, spec.rule_key(r.rule)) for r in spec.routes() for m in methods(r)}
+    assert set(spec.bodies) <= served, set(spec.bodies) - served
+
+
+def test_links_name_real_operations(spec: ApiSpec) -> None:
+    described = document(spec)
+    ids = {op["operationId"] for item in described["paths"].values() for op in _ops(item)}
+    for item in described["paths"].values():
+        for op in _ops(item):
+            for link in op["responses"].get("2XX", {}).get("links", {}).values():
+                assert link["operationId"] in ids
+
+
+def _ops(item: dict[str, Any]) -> list[dict[str, Any]]:
+    return [value for key, value in item.items() if key != "parameters"]
+
+
+def test_compute_documents_the_microversion_header() -> None:
+    servers = document(FIXED["compute"])["paths"]["/v2.1/servers"]["post"]
+    names = [param["name"] for param in servers["parameters"]]
+    assert names == ["OpenStack-API-Version"]
+    body = servers["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["server"]
+
+
+def test_draft4_exclusive_bounds_become_2020_numbers() -> None:
+    from saphira.api.openapi.draft4 import convert
+
+    schema = {"type": "integer", "minimum": 0, "exclusiveMinimum": True, "maximum": 9}
+    assert convert(schema) == {"type": "integer", "exclusiveMinimum": 0, "maximum": 9}
+
+
+def test_served_without_token_and_built_once() -> None:
+    built: list[int] = []
+
+    def build() -> dict[str, Any]:
+        built.append(1)
+        return document(FIXED["placement"])
+
+    def behind(_environ: Any, start_response: Any) -> list[bytes]:
+        start_response("401 Unauthorized", [("Content-Type", "text/plain")])
+        return [b"token needed"]
+
+    client = Client(OpenAPIFirst(behind, build))
+    for _ in range(2):
+        response = client.get(PATH)
+        assert response.status_code == 200
+        assert response.json is not None and response.json["info"]["title"]
+    assert built == [1]
+    assert client.get("/resource_providers").status_code == 401
+    assert client.post(PATH).status_code == 401
