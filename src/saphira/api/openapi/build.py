@@ -28,19 +28,39 @@ def _path_param(param: PathParam) -> dict[str, Any]:
     return {"name": param.name, "in": "path", "required": True, "schema": schema}
 
 
+# The token middleware's refusal, in Keystone's shape whatever the API (keystonemiddleware's).
+UNAUTHORIZED = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "title"],
+            "properties": {
+                "code": {"const": 401},
+                "message": {"type": "string"},
+                "title": {"type": "string"},
+            },
+        }
+    },
+}
+
+
 def _responses(spec: ApiSpec) -> dict[str, Any]:
     responses: dict[str, Any] = {"default": {"description": f"The {spec.name} API's answer"}}
     if spec.fault is not None:
         fault = {"description": "An error", "content": {JSON: {"schema": spec.fault}}}
-        responses["4XX"] = fault
+        refused = {"description": "No valid token", "content": {JSON: {"schema": UNAUTHORIZED}}}
+        responses.update({"4XX": fault, "401": refused})
     return responses
 
 
 def _operation(spec: ApiSpec, rule: Rule, found: Template, method: str) -> dict[str, Any]:
+    key = (method, spec.rule_key(rule.rule))
     op: dict[str, Any] = {
         "operationId": operation_id(method, found.path),
         "tags": [spec.name],
-        "responses": _responses(spec),
+        "responses": {**_responses(spec), **spec.responses.get(key, {})},
     }
     if spec.public(rule):
         op["security"] = []
@@ -51,11 +71,11 @@ def _operation(spec: ApiSpec, rule: Rule, found: Template, method: str) -> dict[
                 "in": "header",
                 "required": False,
                 "description": header.description,
-                "schema": {"type": "string", "pattern": header.pattern},
+                "schema": {"type": "string"},
             }
             for header in spec.headers
         ]
-    body = spec.bodies.get((method, spec.rule_key(rule.rule)))
+    body = spec.bodies.get(key)
     if body is not None:
         content = {body.media_type: {"schema": draft4.convert(body.schema)}}
         op["requestBody"] = {"required": True, "content": content}

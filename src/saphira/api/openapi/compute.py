@@ -15,7 +15,7 @@ from saphira.api.compute import (
     server_schemas,
 )
 from saphira.api.compute.app import Endpoint
-from saphira.api.openapi.model import ApiSpec, Body, Header, Link, Schema
+from saphira.api.openapi.model import JSON, ApiSpec, Body, Header, Link, Schema
 from saphira.computesvc import quota
 from saphira.domain.join_token import REDEEM_PATH
 
@@ -37,6 +37,7 @@ FAULT: Schema = {
     },
 }
 _SERVERS = "/v2.1/servers/<server_id>"
+_EVENTS = "/v2.1/os-server-external-events"
 BODIES: dict[tuple[str, str], Body] = {
     ("POST", REDEEM_PATH): Body(compute_join.SCHEMA),
     ("POST", "/v2.1/flavors"): Body(schemas.FLAVOR_CREATE_255),
@@ -62,10 +63,24 @@ BODIES: dict[tuple[str, str], Body] = {
     ("PUT", f"{_SERVERS}/metadata/<key>"): Body(server_metadata.META_BODY),
     ("PUT", f"{_SERVERS}/tags"): Body(server_metadata.TAGS_BODY),
     ("POST", f"{_SERVERS}/os-interface"): Body(server_interfaces.attach_schema(_newest)),
-    ("POST", "/v2.1/os-server-external-events"): Body(instance_actions.EXTERNAL_EVENTS_BODY),
+    ("POST", _EVENTS): Body(instance_actions.EXTERNAL_EVENTS_BODY),
     ("POST", "/v2.1/os-security-groups"): Body(security_groups.GROUP_BODY),
     ("PUT", "/v2.1/os-security-groups/<group_id>"): Body(security_groups.GROUP_BODY),
     ("POST", "/v2.1/os-security-group-rules"): Body(security_groups.RULE_BODY),
+}
+# Nova answers a batch none of whose servers exists with 404 and the events, each with its code.
+_NO_SERVER: Schema = {
+    "type": "object",
+    "required": ["events"],
+    "properties": {"events": {"type": "array", "items": {"type": "object", "required": ["code"]}}},
+}
+RESPONSES = {
+    ("POST", _EVENTS): {
+        "404": {
+            "description": "No event's server exists",
+            "content": {JSON: {"schema": _NO_SERVER}},
+        }
+    }
 }
 _TWIN = "/v2.1/<project_id>/"
 
@@ -89,8 +104,8 @@ SPEC = ApiSpec(
     headers=(
         Header(
             microversion.HEADER,
-            r"^compute (2\.[0-9]+|latest)$",
-            "The microversion, e.g. 'compute 2.96' (the oldest, 2.1, if absent)",
+            "The microversion, e.g. 'compute 2.96' or 'compute latest': comma-separated"
+            " 'service version' entries of which only compute's counts (none: 2.1)",
         ),
     ),
     links=(
@@ -101,5 +116,6 @@ SPEC = ApiSpec(
         _link("/v2.1/os-security-groups", "group_id", "/security_group/id"),
     ),
     fault=FAULT,
+    responses=RESPONSES,
     rule_key=_plain,
 )

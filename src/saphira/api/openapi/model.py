@@ -33,10 +33,10 @@ class Link:
 
 @dataclass(frozen=True)
 class Header:
-    """A request header every authenticated operation takes (a microversion)."""
+    """A request header every authenticated operation takes (a microversion). Any text:
+    as in Nova, an entry for another service (or garbage naming none) is ignored."""
 
     name: str
-    pattern: str
     description: str
 
 
@@ -51,4 +51,6 @@ class ApiSpec:
     headers: tuple[Header, ...] = ()
     links: tuple[Link, ...] = ()
     fault: Schema | None = None  # the API's error body
+    # (method, werkzeug rule) -> responses of its own (a status whose body is not the fault)
+    responses: Mapping[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     rule_key: Callable[[str], str] = field(default=lambda rule: rule)  # rule -> bodies' key

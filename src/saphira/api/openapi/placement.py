@@ -58,8 +58,8 @@ SPEC = ApiSpec(
     headers=(
         Header(
             microversion.HEADER,
-            r"^placement (1\.[0-9]+|latest)$",
-            "The microversion, e.g. 'placement 1.36' (1.0 if absent)",
+            "The microversion, e.g. 'placement 1.36' or 'placement latest': comma-separated"
+            " 'service version' entries of which only placement's counts (none: 1.0)",
         ),
     ),
     links=(Link("/resource_providers", "/resource_providers/{uuid}", "uuid", "/uuid"),),
