@@ -60,6 +60,11 @@ class IdentityClient(ServiceClient):
         reply = self.request(
             "POST", "/auth/tokens", json=body, params={"nocatalog": "1"}, raise_refusal=False
         )
+        if reply.status == 429 or reply.status >= 500:  # identity is busy or away: for now
+            raise exception.ServiceUnavailable(
+                f"identity refused a token to service user {s.username} for now "
+                f"(HTTP {reply.status}); retry later"
+            )
         if reply.status != 201:
             raise exception.Unauthorized(
                 f"service user {s.username}: {reply.status}", status=reply.status

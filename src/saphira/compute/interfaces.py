@@ -42,7 +42,7 @@ LOG = logging.getLogger(__name__)
 ATTACH, DETACH = "compute_attach_interface", "compute_detach_interface"
 _PUBLIC: dict[int, type[exception.SaphiraError]] = {
     400: exception.BadRequest, 403: exception.Forbidden, 404: exception.NotFound,
-    409: exception.Conflict,
+    409: exception.Conflict, 503: exception.ServiceUnavailable,  # 503: a service away, for now
 }  # fmt: skip
 _RUNNING = (PowerState.RUNNING, PowerState.PAUSED)
 

@@ -66,6 +66,16 @@ def test_a_refused_service_user_and_missing_credentials() -> None:
         PasswordToken(Credentials("", "", "", ""), transport=wire)()
 
 
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_busy_identity_is_unavailable_not_a_refused_service_user(status: int) -> None:
+    """Found by the fuzzer: a flood of bad logins from the services' own address got the
+    compute service's token request a 429, which became a 401 and then a bare 500."""
+    wire = FakeTransport()
+    wire.reply("POST", TOKENS, status, {"error": {}})
+    with pytest.raises(exception.ServiceUnavailable, match=f"nova for now \\(HTTP {status}\\)"):
+        PasswordToken(NOVA, transport=wire)()
+
+
 def test_validation_sends_both_tokens_and_returns_the_body() -> None:
     wire = _wire("svc")
     wire.reply("GET", TOKENS, 200, {"token": {"user": {"id": "u1"}}})

@@ -55,6 +55,24 @@ def test_a_refused_plug_deletes_the_port_and_keeps_the_callers_status() -> None:
     _unchanged(w, ATTACH)
 
 
+def test_an_unreachable_network_service_is_503_not_an_attach_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found by the fuzzer: identity refusing the service user's token for a while (429)
+    made every attach a bare 500; the caller gets 503 and may retry."""
+    w = _active()
+    w.guest()
+
+    def away(*_args: object, **_kwargs: object) -> None:
+        raise exception.ServiceUnavailable("identity refused a token for now (HTTP 429)")
+
+    monkeypatch.setattr(w.network, "list_networks", away)
+    with pytest.raises(exception.ServiceUnavailable, match="HTTP 429"):
+        w.manager.attach_interface(CTXT, w.instance)
+    assert w.network.ports == {}
+    _unchanged(w, ATTACH)
+
+
 def test_an_attach_adds_the_nic_and_closes_its_event() -> None:
     w = _active()
     w.guest()
