@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
-from saphira.api.compute.common import parse_bool, query_int
+from saphira.api.compute.common import MAX_LIMIT, parse_bool, query_int
 from saphira.api.wsgi import json_response
 from saphira.computesvc import server_groups as store
 from saphira.computesvc.server_groups import InstanceGroup
@@ -62,14 +62,20 @@ def create(call: Call) -> Response:
     return json_response({"server_group": view(call, group)})
 
 
+_PAST_ANY_LIST = 2**31 - 1  # an offset no listing reaches: any larger one means the same
+
+
 def index(call: Call) -> Response:
     call.enforce("os_compute_api:os-server-groups:index")
     everyone = call.request.args.get("all_projects")
     every_project = everyone is not None and parse_bool(everyone, "all_projects")
     if every_project:
         call.enforce("os_compute_api:os-server-groups:index:all_projects")
-    offset = query_int(call, "offset") or 0
+    # Nova slices the list (common.limited): a limit over max_limit is max_limit and an
+    # offset past the end is an empty page, never a number too big for the database.
+    offset = min(query_int(call, "offset") or 0, _PAST_ANY_LIST)
     limit = query_int(call, "limit")
+    limit = None if limit is None else min(limit, MAX_LIMIT)
     groups = store.list_groups(call.svc, every_project=every_project, offset=offset, limit=limit)
     return json_response({"server_groups": [view(call, g) for g in groups]})
 

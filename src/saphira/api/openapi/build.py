@@ -62,10 +62,14 @@ def _operation(spec: ApiSpec, rule: Rule, found: Template, method: str) -> dict[
         "tags": [spec.name],
         "responses": {**_responses(spec), **spec.responses.get(key, {})},
     }
+    params = [
+        {"name": q.name, "in": "query", "required": False, "schema": draft4.convert(q.schema)}
+        for q in spec.query.get(key, ())
+    ]
     if spec.public(rule):
         op["security"] = []
-    elif spec.headers:
-        op["parameters"] = [
+    else:
+        params += [
             {
                 "name": header.name,
                 "in": "header",
@@ -75,6 +79,8 @@ def _operation(spec: ApiSpec, rule: Rule, found: Template, method: str) -> dict[
             }
             for header in spec.headers
         ]
+    if params:
+        op["parameters"] = params
     body = spec.bodies.get(key)
     if body is not None:
         content = {body.media_type: {"schema": draft4.convert(body.schema)}}

@@ -15,7 +15,7 @@ from saphira.api.compute import (
     server_schemas,
 )
 from saphira.api.compute.app import Endpoint
-from saphira.api.openapi.model import JSON, ApiSpec, Body, Header, Link, Schema
+from saphira.api.openapi.model import JSON, ApiSpec, Body, Header, Link, Query, Schema
 from saphira.computesvc import quota
 from saphira.domain.join_token import REDEEM_PATH
 
@@ -82,6 +82,17 @@ RESPONSES = {
         }
     }
 }
+_LIMIT = Query("limit", {"type": "integer", "minimum": 0})
+_PAGED = (_LIMIT, Query("marker", {"type": "string"}))
+QUERY: dict[tuple[str, str], tuple[Query, ...]] = {
+    ("GET", "/v2.1/servers"): _PAGED,
+    ("GET", "/v2.1/servers/detail"): _PAGED,
+    ("GET", "/v2.1/flavors"): _PAGED,
+    ("GET", "/v2.1/flavors/detail"): _PAGED,
+    ("GET", "/v2.1/os-keypairs"): _PAGED,
+    ("GET", "/v2.1/os-server-groups"): (_LIMIT, Query("offset", {"type": "integer", "minimum": 0})),
+    ("GET", "/v2.1/os-security-groups"): (_LIMIT,),
+}
 _TWIN = "/v2.1/<project_id>/"
 
 
@@ -117,5 +128,6 @@ SPEC = ApiSpec(
     ),
     fault=FAULT,
     responses=RESPONSES,
+    query=QUERY,
     rule_key=_plain,
 )

@@ -21,6 +21,14 @@ class Body:
 
 
 @dataclass(frozen=True)
+class Query:
+    """A query parameter an operation reads, and what it accepts."""
+
+    name: str
+    schema: Schema
+
+
+@dataclass(frozen=True)
 class Link:
     """create -> show/update/delete: the POST on ``collection`` answers the item's id at
     ``pointer`` (a JSON pointer into its body), which ``item``'s ``param`` takes."""
@@ -51,6 +59,7 @@ class ApiSpec:
     headers: tuple[Header, ...] = ()
     links: tuple[Link, ...] = ()
     fault: Schema | None = None  # the API's error body
+    query: Mapping[tuple[str, str], tuple[Query, ...]] = field(default_factory=dict)
     # (method, werkzeug rule) -> responses of its own (a status whose body is not the fault)
     responses: Mapping[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     rule_key: Callable[[str], str] = field(default=lambda rule: rule)  # rule -> bodies' key

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from saphira.api import network
 from saphira.api.network import agents, networks, ports, secgroups, subnets
 from saphira.api.network import attributes as attrs
-from saphira.api.openapi.model import ApiSpec, Body, Link, Schema
+from saphira.api.openapi.model import ApiSpec, Body, Link, Query, Schema
 
 FAULT: Schema = {
     "type": "object",
@@ -118,6 +118,18 @@ BODIES: dict[tuple[str, str], Body] = {
 }
 
 
+_PAGING = (
+    Query("limit", {"type": "integer", "minimum": 0}),
+    Query("marker", {"type": "string"}),
+    Query("page_reverse", {"type": "string"}),  # "true" in any case, else false (Neutron's)
+    Query("sort_dir", {"enum": ["asc", "desc"]}),
+)
+QUERY = {
+    ("GET", f"/v2.0/{name}"): _PAGING
+    for name in ("networks", "subnets", "ports", "security-groups", "security-group-rules")
+}
+
+
 def _link(collection: str, param: str, key: str) -> Link:
     path = f"/v2.0/{collection}"
     return Link(path, f"{path}/{{{param}}}", param, f"/{key}/id")
@@ -137,4 +149,5 @@ SPEC = ApiSpec(
         _link("security-group-rules", "rule_id", "security_group_rule"),
     ),
     fault=FAULT,
+    query=QUERY,
 )
