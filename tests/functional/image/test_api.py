@@ -58,6 +58,18 @@ def test_no_image_behind_a_trailing_slash(cloud: Cloud) -> None:
     assert client("DELETE", "/v2/images/").status_code == 404
 
 
+def test_an_id_that_is_no_uuid_makes_no_image(cloud: Cloud) -> None:
+    """Found by the fuzzer: the id left the body before the schema check, so any text
+    became an image's id (Glance answers 400)."""
+    client = ImageClient(cloud, "admin")
+    for bad in ("\U000cfbd0", "not-a-uuid", 7):
+        refused = client("POST", "/v2/images", json={"id": bad, "name": "bad-id"})
+        assert refused.status_code == 400, refused.text
+    assert client("GET", "/v2/images?name=bad-id").json()["images"] == []
+    good = client.create(id="0f5a2b1c-1111-4222-8333-944455556666", name="good-id")
+    assert good["id"] == "0f5a2b1c-1111-4222-8333-944455556666"
+
+
 def test_list_filters_by_size(cloud: Cloud) -> None:
     client = ImageClient(cloud, "admin")
     sizes = (1234, 4321)

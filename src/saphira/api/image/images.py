@@ -10,8 +10,9 @@ from werkzeug.wrappers import Response
 from saphira import exception
 from saphira.api.image import attributes, listing
 from saphira.api.image.app import Call, route
+from saphira.api.image.schemas import UUID_PATTERN
 from saphira.api.image.views import image_view
-from saphira.api.wsgi import json_response
+from saphira.api.wsgi import json_response, validate
 from saphira.db.image.models import Image
 from saphira.image.records import utcnow
 
@@ -20,6 +21,7 @@ PATCH_TYPES = (
     "application/openstack-images-v2.0-json-patch",
 )
 PATCH_KINDS = ("add", "remove", "replace")
+_ID_ONLY = {"type": "object", "properties": {"id": {"type": "string", "pattern": UUID_PATTERN}}}
 
 
 def _create(call: Call) -> Response:
@@ -28,6 +30,8 @@ def _create(call: Call) -> Response:
         raise exception.BadRequest("Image create body must be a JSON object.")
     call.authorize("add_image")
     attributes.check_names(body)
+    if "id" in body:  # Glance's schema checks it: it is no property to keep
+        validate({"id": body["id"]}, _ID_ONLY)
     image_id = body.pop("id", None) or str(uuid.uuid4())
     state: dict[str, Any] = {name: None for name in attributes.COLUMNS}
     state.update(visibility="shared", protected=False, os_hidden=False, min_ram=0, min_disk=0)
