@@ -23,8 +23,8 @@ from saphira.service import registry
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.openapi import stateful
 from tests.functional.openapi.engine import Finding, Run, fuzz, load
-from tests.functional.openapi.plan import APIS, plan
-from tests.functional.openapi.snapshot import changed, snapshot
+from tests.functional.openapi.plan import APIS, ROLES, plan
+from tests.functional.openapi.snapshot import changed, snapshot, warm_up
 from tests.functional.policy import world as world_module
 from tests.functional.policy.outcomes import Caller
 from tests.functional.policy.requests_spec import World
@@ -55,6 +55,7 @@ def world(cloud: Cloud) -> World:
 
 @pytest.fixture(scope="module")
 def schemas(world: World) -> dict[str, schemathesis.BaseSchema]:
+    warm_up(world, ROLES)
     return {api: load(world, api) for api in APIS}
 
 
