@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from tempest.lib.api_schema.response.compute.v2_1 import availability_zone as az21
 from tempest.lib.api_schema.response.compute.v2_1 import flavors as flavors21
 from tempest.lib.api_schema.response.compute.v2_1 import flavors_access, flavors_extra_specs
@@ -82,6 +83,26 @@ def test_bad_flavor_bodies_are_400(admin: Api) -> None:
         response = admin.call("POST", "/flavors", body=body)
         assert response.status_code == 400, body
         assert "badRequest" in response.json()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "words"),
+    [
+        ("ram", "624507335161830450019", "memory_mb must be <= 2147483647"),
+        ("ram", "0", "memory_mb must be >= 1"),
+        ("vcpus", "2147483648", "vcpus must be <= 2147483647"),
+        ("disk", "99999999999999999999", "root_gb must be <= 2147483647"),
+    ],
+)
+def test_a_flavor_size_given_as_digits_is_bounded(
+    admin: Api, field: str, value: str, words: str
+) -> None:
+    """Found by the fuzzer: the schema bounds numbers but not digit strings, so a
+    20-digit "ram" reached the database (500) and "0" made a flavor of no memory."""
+    flavor = {"name": f"digits-{field}-{value[:4]}", "ram": 64, "vcpus": 1, "disk": 0}
+    response = admin.call("POST", "/flavors", body={"flavor": {**flavor, field: value}})
+    assert response.status_code == 400, response.text
+    assert words in response.json()["badRequest"]["message"]
 
 
 def test_extra_specs_and_access(admin: Api, demo: Api) -> None:
@@ -180,6 +201,22 @@ def test_quotas_and_limits(admin: Api, demo: Api) -> None:
     check(limits257.get_limit, demo.call("GET", "/limits", "2.57"))
     check(quotas21.delete_quota, admin.call("DELETE", f"/os-quota-sets/{project}"))
     assert demo.call("GET", "/limits").json()["limits"]["absolute"]["maxTotalInstances"] == 10
+
+
+@pytest.mark.parametrize("path", ["/os-quota-sets/{project}", "/os-quota-class-sets/default"])
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [("-639421286244051305069", "ram must be >= -1"), ("2147483648", "ram must be <= 2147483647")],
+)
+def test_a_quota_given_as_digits_is_bounded(
+    admin: Api, demo: Api, path: str, value: str, words: str
+) -> None:
+    """Found by the fuzzer: a quota of 36 digits as a string reached the database (500)."""
+    key = "quota_class_set" if "class" in path else "quota_set"
+    target = path.format(project=demo.project_id)
+    response = admin.call("PUT", target, "2.57", body={key: {"ram": value}})
+    assert response.status_code == 400, response.text
+    assert words in response.json()["badRequest"]["message"]
 
 
 def test_zones_services_hypervisors(admin: Api, demo: Api) -> None:

@@ -10,6 +10,18 @@ from saphira.api.compute.app import Call
 from saphira.exception import BadRequest
 
 MAX_LIMIT = 1000  # Nova's [api] max_limit
+MAX_INT = 2147483647  # Nova's db.MAX_INT
+
+
+def bounded(value: Any, name: str, low: int, high: int = MAX_INT) -> int:
+    """Nova's utils.validate_integer: the schemas bound numbers but not digit strings
+    ("0", "624507335161830450019"), which would otherwise reach the database."""
+    number = int(value)
+    if number < low:
+        raise BadRequest(f"Invalid input received: {name} must be >= {low}")
+    if number > high:
+        raise BadRequest(f"Invalid input received: {name} must be <= {high}")
+    return number
 
 
 def query_int(call: Call, name: str, *, minimum: int = 0) -> int | None:

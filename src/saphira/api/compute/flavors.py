@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, min_version, route
-from saphira.api.compute.common import paging, parse_bool, query_int
+from saphira.api.compute.common import bounded, paging, parse_bool, query_int
 from saphira.api.wsgi import json_response
 from saphira.computesvc import flavors as store
 from saphira.computesvc.flavors import Flavor
@@ -117,9 +117,11 @@ def create(call: Call) -> Response:
     name = data["name"].strip()
     flavorid = str(data.get("id") or uuid.uuid4()).strip()
     flavor = Flavor(
-        flavorid=flavorid, name=name, memory_mb=int(data["ram"]), vcpus=int(data["vcpus"]),
-        root_gb=int(data["disk"]), ephemeral_gb=int(data.get("OS-FLV-EXT-DATA:ephemeral", 0)),
-        swap=int(data.get("swap", 0) or 0), rxtx_factor=float(data.get("rxtx_factor", 1.0)),
+        flavorid=flavorid, name=name, memory_mb=bounded(data["ram"], "memory_mb", 1),
+        vcpus=bounded(data["vcpus"], "vcpus", 1), root_gb=bounded(data["disk"], "root_gb", 0),
+        ephemeral_gb=bounded(data.get("OS-FLV-EXT-DATA:ephemeral", 0), "ephemeral_gb", 0),
+        swap=bounded(data.get("swap", 0) or 0, "swap", 0),
+        rxtx_factor=float(data.get("rxtx_factor", 1.0)),
         is_public=_boolean(data.get("os-flavor-access:is_public", True)), disabled=False,
         description=data.get("description"),
     )  # fmt: skip

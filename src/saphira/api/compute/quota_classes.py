@@ -14,6 +14,7 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
+from saphira.api.compute.common import bounded
 from saphira.api.wsgi import json_response
 from saphira.computesvc import quota
 from saphira.exception import BadRequest
@@ -56,7 +57,7 @@ def update(call: Call, class_name: str) -> Response:
                          "and a maximum of 255.")  # fmt: skip
     data = call.body(schemas.quota_class_update(_settable(call)))["quota_class_set"]
     for name, value in data.items():
-        quota.store_class_limit(call.svc, class_name, name, int(value))
+        quota.store_class_limit(call.svc, class_name, name, bounded(value, name, -1))
     limits = _limits(call, class_name)
     return json_response({"quota_class_set": {name: limits[name] for name in shown(call)}})
 

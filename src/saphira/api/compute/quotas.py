@@ -9,6 +9,7 @@ from werkzeug.wrappers import Response
 
 from saphira.api.compute import schemas
 from saphira.api.compute.app import Call, route
+from saphira.api.compute.common import bounded
 from saphira.api.wsgi import json_response
 from saphira.computesvc import quota
 from saphira.exception import BadRequest
@@ -71,7 +72,7 @@ def update(call: Call, tenant_id: str) -> Response:
     usage = quota.usage(call.svc, quota.Scope(tenant_id, user_id))
     project_limits = quota.limits(call.state.quota, call.svc, tenant_id, legacy=False)
     for name, value in data.items():
-        limit = int(value)
+        limit = bounded(value, name, -1)
         if not force and limit >= 0 and name in quota.COUNTED and usage.get(name, 0) > limit:
             raise BadRequest(f"Quota limit {limit} for {name} must be greater than or equal to "
                              f"already used and reserved {usage[name]}.")  # fmt: skip
