@@ -5,12 +5,12 @@ The always-run test gives each operation one negative and one positive example
 with one role in turn (the examples are derandomized: the same every run); the
 ``long`` one every operation with every role, more examples (random ones), the
 compute project twins and stateful create -> show -> update -> delete sequences
-along the documents' links, within SAPHIRA_LONG_BUDGET seconds.
+along the documents' links, a third of its share of the long tier's budget each
+(tests/budget.py).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 
@@ -20,6 +20,7 @@ import schemathesis
 from schemathesis import GenerationMode
 
 from saphira.service import registry
+from tests.budget import Budget
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.openapi import stateful
 from tests.functional.openapi.engine import Finding, Run, fuzz, load
@@ -28,9 +29,6 @@ from tests.functional.openapi.snapshot import changed, snapshot, warm_up
 from tests.functional.policy import world as world_module
 from tests.functional.policy.outcomes import Caller
 from tests.functional.policy.requests_spec import World
-
-LONG_BUDGET = float(os.environ.get("SAPHIRA_LONG_BUDGET", "120"))
-
 
 # The fuzzer's bad logins come from 127.0.0.1, as the services' own token requests do:
 # the per-address login throttle (tested on its own) would refuse the services too.
@@ -103,18 +101,19 @@ def test_every_operation_rejects_garbage_and_never_fails(
 
 @pytest.mark.long
 def test_every_operation_as_every_role_and_stateful_links(
-    world: World, schemas: dict[str, schemathesis.BaseSchema]
+    world: World, schemas: dict[str, schemathesis.BaseSchema], long_budget: Budget
 ) -> None:
-    deadline = time.monotonic() + LONG_BUDGET
+    third = long_budget.seconds / 3  # negative, positive, sequences: each reached
+    ends = [long_budget.started + third * part for part in (1, 2, 3)]
     run = Run(5, derandomize=False)
     before = snapshot(world)
     rejected = _batch(
-        world, schemas, GenerationMode.NEGATIVE, run, every_role=True, deadline=deadline
+        world, schemas, GenerationMode.NEGATIVE, run, every_role=True, deadline=ends[0]
     )
     written = changed(before, snapshot(world))
     accepted = _batch(
-        world, schemas, GenerationMode.POSITIVE, run, every_role=True, deadline=deadline
+        world, schemas, GenerationMode.POSITIVE, run, every_role=True, deadline=ends[1]
     )
-    sequences = stateful.run_all(world, schemas, (Caller.ADMIN, Caller.MEMBER), deadline)
+    sequences = stateful.run_all(world, schemas, (Caller.ADMIN, Caller.MEMBER), ends[2])
     assert not rejected + accepted + sequences, _report(rejected + accepted + sequences)
     assert not written, f"rejected calls changed {written}"
