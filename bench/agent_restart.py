@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from taps import INNER, Tap, leftovers, plug, remove_namespaces, unplug
 
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.network.l2 import ovs_bridge
 from saphira.network.l2.ovs_reconcile import OvsReconciler
 from saphira.network.ovs_daemons import ensure_running
@@ -155,6 +156,7 @@ def measure(ports: int, restarts: int) -> None:
         flows = len(ovs.dump_flows(lab.bridge))
         print(f"  {'first reconcile (empty tables)':<34} {first:6.2f} s  ({summary}; "
               f"{flows} flows on the bridge)")  # fmt: skip
+        emit(Figure("agent_restart.first", f"L2 agent first reconcile, {ports} ports", first, "s"))
         a, b = lab.taps[:2]
         if not (path_works(a, lab.ip(1)) and path_works(b, lab.ip(0))):
             raise RuntimeError("the two pinging ports cannot reach each other")
@@ -170,6 +172,20 @@ def measure(ports: int, restarts: int) -> None:
         print(f"  {'restart: new reconciler + pass':<34} p50 {statistics.median(times):6.2f} s "
               f"(min {min(times):.2f}, max {max(times):.2f}; {restarts} restarts; "
               f"each: {'; '.join(sorted(set(summaries)))})")  # fmt: skip
+        emit(
+            Figure(
+                "agent_restart.restart_p50",
+                f"L2 agent restart reconcile, {ports} ports, p50",
+                statistics.median(times),
+                "s",
+            ),
+            Figure(
+                "agent_restart.ping_lost",
+                "pings lost around the agent restarts",
+                sum(lost for _, lost in counts),
+                "pings",
+            ),
+        )
         for label, (sent, lost) in zip(("a->b", "b->a"), counts, strict=True):
             share = 100 * lost / sent if sent else 0.0
             print(f"  ping {label} (-i 0.01: {sent / window:.0f}/s here) over {window:.1f} s "

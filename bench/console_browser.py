@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.browser
 from common import Cloud, free_offset
 from tests.browser import NoVncPage, chrome
 
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.devtools.leftovers import purge
 from saphira.guest_image import BOOTED
 
@@ -84,6 +85,14 @@ def measure(conn: Connection, server: str, runs: int) -> None:
         print(f"  console URL -> first frame drawn (fresh Chromium tab): n={len(drawn)} "
               f"p50 {statistics.median(drawn) * 1000:.0f} ms, max {max(drawn) * 1000:.0f} ms, "
               f"failed {failed}")  # fmt: skip
+        emit(
+            Figure(
+                "console_browser.p50",
+                "console URL -> first frame drawn in Chromium, p50",
+                statistics.median(drawn) * 1000,
+                "ms",
+            )
+        )
     else:
         print(f"  console URL -> first frame drawn: every run failed ({failed})")
 

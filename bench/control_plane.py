@@ -34,6 +34,7 @@ from control_probe import Probe
 from seed_servers import l2_agent, seed
 
 from saphira.common.tally import Counts
+from saphira.devtools.benchreport.figures import Figure, emit
 
 CONF = """[DEFAULT]
 # Servers seeded straight into the database are unknown to the fake driver.
@@ -104,6 +105,17 @@ class Run:
         failed = self.args.runs - len(times)
         self.rows.append((f"create->ACTIVE, one server {where}, p50 ({self.args.runs} runs, "
                           f"{failed} failed)", ms(times), GOALS["single"]))  # fmt: skip
+        key = f"control_plane.single_{'net' if network else 'none'}"
+        if times:
+            emit(
+                Figure(
+                    f"{key}_p50",
+                    f"create->ACTIVE, one server {where}, p50",
+                    statistics.median(times) * 1000,
+                    "ms",
+                )
+            )
+        emit(Figure(f"{key}_failed", f"create->ACTIVE {where}: failed runs", failed, "runs"))
         self.costs.append((f"GET /servers/{{id}} (a poll), {where}",
                            self.cost(POLLS, self.client.show)))  # fmt: skip
 
@@ -151,6 +163,15 @@ class Run:
         delta = self.probe.counts() - before
         self.rows.append((f"{count} concurrent creates ({threads} threads), all ACTIVE "
                           f"({failed} failed)", f"{wall:.1f} s", GOALS["burst"]))  # fmt: skip
+        emit(
+            Figure("control_plane.burst", f"{count} concurrent creates, all ACTIVE", wall, "s"),
+            Figure(
+                "control_plane.burst_failed",
+                f"{count} concurrent creates: not ACTIVE",
+                failed,
+                "servers",
+            ),
+        )
         self.costs.append((f"one build of {count} at once, polls included",
                            per_build(delta, count, self.idle_for(wall + SETTLE))))  # fmt: skip
         print(f"  all-in-one CPU time during the burst: {cpu:.1f} s in {wall:.1f} s wall "
@@ -167,6 +188,16 @@ class Run:
         delta, idle = self.probe.counts() - before, self.idle_for(seconds)
         self.rows.append((f"GET /servers/detail{query}, {servers:,} servers, {label}p50 "
                           f"({self.args.lists} runs)", ms(times), goal))  # fmt: skip
+        if times:
+            which = "page" if query else "list"
+            emit(
+                Figure(
+                    f"control_plane.{which}_p50",
+                    f"GET /servers/detail{query}, {servers:,} servers, {label}p50",
+                    statistics.median(times) * 1000,
+                    "ms",
+                )
+            )
         # CPU time moves less than wall time with the load of a shared machine.
         self.rows.append((f"  all-in-one CPU time per request of the row above (its idle "
                           f"{idle_cpu:.0%} of a core taken off)", f"{cpu * 1000:.0f} ms",
@@ -201,10 +232,11 @@ class Run:
         print(f"  {total - have} copies seeded into the databases in "
               f"{time.perf_counter() - began:.1f} s (bench/seed_servers.py)")  # fmt: skip
 
-    def rss(self, after: str) -> None:
+    def rss(self, after: str, key: str) -> None:
         assert self.cloud.proc is not None
         mib = rss_kib(self.cloud.proc.pid) / 1024
         self.rows.append((f"RSS of the all-in-one after {after}", f"{mib:.0f} MiB", GOALS["rss"]))
+        emit(Figure(f"control_plane.rss_{key}", f"RSS of the all-in-one after {after}", mib, "MiB"))
 
     def table(self) -> None:
         print("\n| figure | this run | goal |\n|---|---|---|")
@@ -249,10 +281,10 @@ def measure(cloud: Cloud, probe: Probe, args: argparse.Namespace) -> None:
         return
     run.fill(args.servers)
     run.lists(args.servers, "", GOALS["list"], "")
-    run.rss(f"the runs above ({args.servers:,} servers)")
+    run.rss(f"the runs above ({args.servers:,} servers)", "servers")
     run.seed(args.many)
     run.lists(args.many, "one page of 1,000, ", GOALS["page"], "?limit=1000")
-    run.rss(f"the {args.many:,}-server lists")
+    run.rss(f"the {args.many:,}-server lists", "many")
     run.table()
 
 
@@ -261,10 +293,10 @@ def listing_only(run: Run, args: argparse.Namespace) -> None:
     run.client.single("template", run.failures, None)
     run.seed(args.servers)
     run.lists(args.servers, "", GOALS["list"], "")
-    run.rss(f"the {args.servers:,}-server lists")
+    run.rss(f"the {args.servers:,}-server lists", "servers")
     run.seed(args.many)
     run.lists(args.many, "one page of 1,000, ", GOALS["page"], "?limit=1000")
-    run.rss(f"the {args.many:,}-server lists")
+    run.rss(f"the {args.many:,}-server lists", "many")
     run.table()
 
 

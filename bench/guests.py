@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset, rss_kib
 from qemu import FloorBoot, kill_domains, qemu_pid, wait_text
 
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.guest_image import BOOTED, READY
 
 IMAGE, FLAVOR = "saphira-tiny", "saphira.tiny"
@@ -174,6 +175,13 @@ def measure(bench: Bench, floor: FloorBoot, runs: int) -> None:
     versus_floor("ACTIVE", actives, statistics.median(floors))
     versus_floor("marker", markers, statistics.median(floors))
     print(f"  {'delete->gone (404)':<34} {spread(deletes)}")
+    p50 = statistics.median
+    emit(
+        Figure("guests.active_p50", "tiny guest (TCG) create->ACTIVE, p50", p50(actives), "s"),
+        Figure("guests.marker_p50", "tiny guest (TCG) create->boot marker, p50", p50(markers), "s"),
+        Figure("guests.floor_p50", "bare QEMU (TCG) to the boot marker, p50", p50(floors), "s"),
+        Figure("guests.delete_p50", "tiny guest delete->gone (404), p50", p50(deletes), "s"),
+    )
 
 
 def idle_rss(bench: Bench, floor: FloorBoot, guests: int = 3) -> None:
@@ -188,6 +196,20 @@ def idle_rss(bench: Bench, floor: FloorBoot, guests: int = 3) -> None:
     print(f"  RSS per idle guest ({guests} guests, 128 MiB flavor): "
           f"mean {statistics.mean(sizes):.0f} MiB (each: {each}); "
           f"bare QEMU after ready: {floor.ready_rss_kib(READY) / 1024:.0f} MiB")  # fmt: skip
+    emit(
+        Figure(
+            "guests.idle_rss",
+            "RSS per idle tiny guest (128 MiB flavor), mean",
+            statistics.mean(sizes),
+            "MiB",
+        ),
+        Figure(
+            "guests.floor_rss",
+            "RSS of bare QEMU after ready",
+            floor.ready_rss_kib(READY) / 1024,
+            "MiB",
+        ),
+    )
     for server_id, _ in started:
         bench.delete(server_id)
 

@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset
 from tokens import password_body
 
+from saphira.devtools.benchreport.figures import Figure, emit
+
 IDLE = 200
 SLOW = 8
 TIMEOUT = 30.0
@@ -112,7 +114,7 @@ def held_open(address: tuple[str, int]) -> Iterator[None]:
             sock.close()
 
 
-def report(name: str, run: Run) -> None:
+def report(name: str, run: Run, key: str) -> None:
     done = len(run.latencies)
     if done < 2:
         print(f"  {name:<28} too few answers ({done}), {run.failures} failed")
@@ -121,6 +123,16 @@ def report(name: str, run: Run) -> None:
     print(
         f"  {name:<28} n={done:<5} {done / run.wall:7.1f} /s  p50={cuts[49] * 1000:6.1f} ms  "
         f"p99={cuts[98] * 1000:6.1f} ms  failed={run.failures}"
+    )
+    emit(
+        Figure(
+            f"idle_connections.{key}_rate",
+            f"GET /servers rate, {name}",
+            done / run.wall,
+            "/s",
+            "higher",
+        ),
+        Figure(f"idle_connections.{key}_p99", f"GET /servers p99, {name}", cuts[98] * 1000, "ms"),
     )
 
 
@@ -146,10 +158,11 @@ def main() -> int:
         url = f"http://127.0.0.1:{port}/v2.1/servers"
         print(f"GET /servers, {args.threads} client threads, at most {args.requests} "
               f"requests or {args.seconds:g} s per run")  # fmt: skip
-        report("alone", load(url, token, args.requests, args.seconds, args.threads))
+        report("alone", load(url, token, args.requests, args.seconds, args.threads), "alone")
         with held_open(("127.0.0.1", port)):
             report(f"{IDLE} idle + {SLOW} slow held", load(url, token, args.requests,
-                                                           args.seconds, args.threads))  # fmt: skip
+                                                           args.seconds, args.threads),
+                   "held")  # fmt: skip
     except (RuntimeError, requests.RequestException) as error:
         cloud.stop()
         print(f"idle-connection benchmark stopped: {error}\n  saphira log kept: {cloud.log_path}")

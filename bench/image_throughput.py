@@ -33,6 +33,8 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset, rss_kib
 
+from saphira.devtools.benchreport.figures import Figure, emit
+
 MIB = 1024 * 1024
 
 
@@ -154,6 +156,32 @@ def run(cloud: Cloud, work: Path, size_mib: int) -> None:
     print(f"server RSS before upload: {rss_before / 1024:.1f} MiB")
     print(f"server RSS peak during upload: {watcher.peak / 1024:.1f} MiB "
           f"(+{(watcher.peak - rss_before) / 1024:.1f} MiB)")  # fmt: skip
+    emit(
+        Figure("image.cp", "cp + fsync", size_mib / cp_seconds, "MiB/s", "higher"),
+        Figure(
+            "image.upload", f"image upload, {size_mib} MiB", size_mib / upload, "MiB/s", "higher"
+        ),
+        Figure(
+            "image.chunked",
+            f"image upload chunked, {size_mib} MiB",
+            size_mib / chunked,
+            "MiB/s",
+            "higher",
+        ),
+        Figure(
+            "image.download",
+            f"image download, {size_mib} MiB",
+            size_mib / download,
+            "MiB/s",
+            "higher",
+        ),
+        Figure(
+            "image.rss_peak",
+            f"image server RSS peak during a {size_mib} MiB upload",
+            watcher.peak / 1024,
+            "MiB",
+        ),
+    )
 
 
 def main() -> int:

@@ -56,6 +56,7 @@ from metadata_standin import StandIn, percentile
 from taps import Tap, plug, remove_namespaces, unplug
 
 from saphira.devtools import leftovers
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.exception import SaphiraError
 from saphira.privsep import netns
 
@@ -230,7 +231,23 @@ def report(results: list[list[tuple[float, object]]], stand_in: StandIn | None) 
             print(f"  {label:<30} p50 {percentile(values, 0.5):7.1f} ms  "
                   f"p99 {percentile(values, 0.99):7.1f} ms  max {max(values):7.1f} ms "
                   f"({len(values)})")  # fmt: skip
+            key = "metadata.first" if values is first else "metadata.rest"
+            emit(
+                Figure(
+                    f"{key}_p50",
+                    f"metadata, {len(results)} guests at once, {label}, p50",
+                    percentile(values, 0.5),
+                    "ms",
+                ),
+                Figure(
+                    f"{key}_p99",
+                    f"metadata, {len(results)} guests at once, {label}, p99",
+                    percentile(values, 0.99),
+                    "ms",
+                ),
+            )
     print(f"  failed requests: {len(failed)} {sorted(set(map(str, failed)))[:5]}")
+    emit(Figure("metadata.failed", "metadata requests failed", len(failed), "requests"))
     if stand_in is not None:
         print(f"  the stand-in API answered {stand_in.answered}, refused {stand_in.refused}")
 

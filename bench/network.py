@@ -48,6 +48,7 @@ from common import Cloud, free_offset
 from netcloud import NetBench, ServerFailed
 
 from saphira.devtools import leftovers
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.exception import SaphiraError
 
 CONF = (
@@ -64,10 +65,15 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def spread(label: str, values: list[float]) -> None:
+def spread(label: str, values: list[float], key: str = "") -> None:
     print(f"  {label:<34} p50 {statistics.median(values):6.2f} s  "
           f"p99 {percentile(values, 0.99):6.2f} s  (min {min(values):.2f}, "
           f"max {max(values):.2f}; {len(values)} runs)")  # fmt: skip
+    if key:
+        emit(
+            Figure(f"network.{key}_p50", f"{label}, p50", statistics.median(values), "s"),
+            Figure(f"network.{key}_p99", f"{label}, p99", percentile(values, 0.99), "s"),
+        )
 
 
 def retried(bench: NetBench, name: str) -> tuple[list[float], str]:
@@ -92,11 +98,15 @@ def guests(bench: NetBench, count: int) -> None:
           f"booted->lease {leased - booted:.2f} s")  # fmt: skip
     runs = [retried(bench, f"bench-net-{run}")[0] for run in range(count)]
     bench.delete_servers()
-    spread("guest POST->DHCP lease (ip eth0)", [ip for _, _, ip, _ in runs])
+    spread("guest POST->DHCP lease (ip eth0)", [ip for _, _, ip, _ in runs], "lease")
     spread("  (POST->booted line)", [booted for booted, _, _, _ in runs])
-    spread("guest booted->DHCP lease", [ip - booted for booted, _, ip, _ in runs])
+    spread("guest booted->DHCP lease", [ip - booted for booted, _, ip, _ in runs], "boot_lease")
     spread("  (udhcpc alone: mac eth0->ip)", [ip - mac for _, mac, ip, _ in runs])
-    spread("guest booted->user data printed", [data - booted for booted, _, _, data in runs])
+    spread(
+        "guest booted->user data printed",
+        [data - booted for booted, _, _, data in runs],
+        "boot_userdata",
+    )
     spread("  (lease->user data printed)", [data - ip for _, _, ip, data in runs])
 
 
@@ -110,8 +120,8 @@ def ports(bench: NetBench, count: int) -> None:
         from_create.append(created)
         from_plug.append(plugged)
         plugging.append(plug_took)
-    spread("port create->ACTIVE", from_create)
-    spread("port plugged->ACTIVE", from_plug)
+    spread("port create->ACTIVE", from_create, "port_active")
+    spread("port plugged->ACTIVE", from_plug, "plug_active")
     spread("  (plugging the tap itself)", plugging)
 
 

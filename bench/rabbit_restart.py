@@ -48,6 +48,8 @@ from tests.integration.deploy.deployment import Deployment
 from tests.integration.up.test_up_on_servers import DATABASE_GROUPS
 from tests.scratch import traversable_dir
 
+from saphira.devtools.benchreport.figures import Figure, emit
+
 POLL = 0.2
 
 
@@ -190,6 +192,22 @@ def run(args: argparse.Namespace) -> None:
                 print(f"heartbeats back p50 {statistics.median(measured):.1f} s "
                       f"(min {min(measured):.1f}, max {max(measured):.1f}; "
                       f"{len(backs) - len(measured)} rounds never)")  # fmt: skip
+                emit(
+                    Figure(
+                        "rabbit_restart.back_p50",
+                        f"RabbitMQ down {args.down:g} s, restarted -> every heartbeat back, p50",
+                        statistics.median(measured),
+                        "s",
+                    )
+                )
+            emit(
+                Figure(
+                    "rabbit_restart.never",
+                    "RabbitMQ restarts whose heartbeats never came back",
+                    len(backs) - len(measured),
+                    "rounds",
+                )
+            )
             dead = {k: p.proc.poll() for k, p in deploy.processes.items() if p.proc is not None}
             print(f"processes that died: {[k for k, code in dead.items() if code is not None]}")
         finally:

@@ -34,6 +34,7 @@ from saphira.db import cells
 from saphira.db.api import connect
 from saphira.db.api.models import CellMapping, HostMapping
 from saphira.db.cell.models import ComputeNode, Service
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.objects.flavor import Flavor
 from saphira.objects.request_spec import RequestSpec
 from saphira.scheduler.manager import SchedulerManager
@@ -169,6 +170,15 @@ def main() -> None:
         "(background host-state refreshes compete for the GIL)"
     )
     print(f"total: {elapsed:.1f} s")
+    emit(
+        Figure(
+            "scheduler.p50",
+            f"scheduler decision, {args.hosts:,} hosts, p50",
+            statistics.median(samples) * 1000,
+            "ms",
+        ),
+        Figure("scheduler.p99", f"scheduler decision, {args.hosts:,} hosts, p99", p99 * 1000, "ms"),
+    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parents[1] / "src"))  # figures: stdlib only
 from common import Cloud, free_offset, rss_kib
+
+from saphira.devtools.benchreport.figures import Figure, emit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,6 +70,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="saphira-bench-startup-"))
+    work.chmod(0o711)  # QEMU (the default libvirt driver) must reach the instances under it
     clone = work / "saphira"
     cloud: Cloud | None = None
     try:
@@ -91,6 +95,18 @@ def main() -> int:
         print(f"  {'clone to ready (total)':<28} {cold_total:8.2f} s")
         print(f"  {'RSS after first start':<28} {first_rss / 1024:8.1f} MiB")
         print(f"  {'RSS after warm restart':<28} {warm_rss / 1024:8.1f} MiB")
+        emit(
+            Figure(
+                "startup.clone_to_ready",
+                "fresh clone to a ready saphira up (set-up included)",
+                cold_total,
+                "s",
+            ),
+            Figure("startup.warm_restart", "warm restart of saphira up", figures[-1][1], "s"),
+            Figure(
+                "startup.rss", "RSS of saphira up after its first start", first_rss / 1024, "MiB"
+            ),
+        )
         return 0
     finally:
         if cloud is not None:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import time
@@ -44,6 +45,7 @@ from pathlib import Path
 
 from testbed import servers
 
+from saphira.devtools.benchreport.figures import Figure, emit
 from saphira.devtools.testbed.bed import Bed
 from saphira.devtools.testbed.layout import Layout
 from saphira.devtools.testbed.runner import SystemRunner
@@ -149,6 +151,12 @@ def main() -> int:
         values = [run[what] for run in runs if what in run]
         print(f"{what}: median {statistics.median(values):.1f} s "
               f"(min {min(values):.1f}, max {max(values):.1f})")  # fmt: skip
+        key = "_".join(re.findall(r"[a-z0-9]+", what.lower()))
+        emit(
+            Figure(
+                f"testbed_cloud.{key}", f"test bed: {what}, median", statistics.median(values), "s"
+            )
+        )
     return 0 if runs else 1
 
 

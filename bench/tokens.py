@@ -32,6 +32,8 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import Cloud, free_offset, rss_kib
 
+from saphira.devtools.benchreport.figures import Figure, emit
+
 Call = Callable[[requests.Session], requests.Response]
 
 
@@ -89,6 +91,12 @@ def report(name: str, latencies: list[float], wall: float) -> None:
         f"  {name:<22} n={len(latencies):<6} p50={cuts[49] * 1000:7.1f} ms  "
         f"p99={cuts[98] * 1000:7.1f} ms  {len(latencies) / wall:8.1f} /s"
     )
+    key = "tokens." + name.replace("issue (", "").rstrip(")")
+    emit(
+        Figure(f"{key}_p50", f"token {name}, p50", cuts[49] * 1000, "ms"),
+        Figure(f"{key}_p99", f"token {name}, p99", cuts[98] * 1000, "ms"),
+        Figure(f"{key}_rate", f"token {name}, rate", len(latencies) / wall, "/s", "higher"),
+    )
 
 
 def main() -> int:
@@ -102,6 +110,7 @@ def main() -> int:
     others = set(cpus) - {args.core} or set(cpus)
     os.sched_setaffinity(0, others)  # the load generator stays off the server's core
     work = Path(tempfile.mkdtemp(prefix="saphira-bench-tokens-"))
+    work.chmod(0o711)  # QEMU (the default libvirt driver) must reach the instances under it
     cloud = Cloud(
         [sys.executable, "-m", "saphira.cmd.up"], work / "state", free_offset(),
         work / "saphira.log", preexec=lambda: os.sched_setaffinity(0, {args.core}),
@@ -140,6 +149,11 @@ def run(cloud: Cloud, args: argparse.Namespace, others: set[int]) -> int:
         report(name, *load(call, args.requests, args.seconds, args.threads))
     print(f"  {'RSS after start':<22} {rss_start / 1024:.1f} MiB")
     print(f"  {'RSS after the load':<22} {rss_kib(pid) / 1024:.1f} MiB")
+    emit(
+        Figure(
+            "tokens.rss", "RSS of the all-in-one after the token load", rss_kib(pid) / 1024, "MiB"
+        )
+    )
     return 0
 
 
