@@ -279,12 +279,13 @@ def main() -> int:
     args = arguments()
     wanted = set(filter(None, args.only.split(",")))
     benches = [bench for bench in BENCHES if not wanted or bench.key in wanted]
-    load_before, began = machine.load(), time.perf_counter()
+    load_before, host = machine.load(), machine.this_machine(ROOT)  # the commit measured
+    began = time.perf_counter()
     logs = Path(tempfile.mkdtemp(prefix="saphira-bench-report-"))
     out = logs / "figures.jsonl"
     outcomes = [run_bench(bench, args.quick, out, logs) for bench in benches]
     total = time.perf_counter() - began
-    head = machine.header(machine.this_machine(ROOT), load_before, machine.load())
+    head = machine.header(host, load_before, machine.load())
     args.out.write_text(document(args, head, outcomes, figures.read(out), total))
     print(f"report: {args.out} written in {total / 60:.1f} min; logs and figures in {logs}")
     return 0 if all(outcome.failure is None for outcome in outcomes) else 1
