@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from saphira.guest_image import default_cache_dir
+from saphira.guest_image import ImageBuildError, shared
 from saphira.virt import kvm_probe
 
 
@@ -40,10 +40,14 @@ def memory_gib(meminfo: Path = Path("/proc/meminfo")) -> float:
 
 def kvm() -> str:
     """Whether a guest boots under KVM here (the driver's own probe); the benches use TCG."""
-    guest = kvm_probe.probe_guest_in(default_cache_dir() / "image")
-    result = kvm_probe.probe(guest)
+    try:
+        with shared() as image:  # the user's cached tiny image, built once if absent
+            result = kvm_probe.probe(kvm_probe.probe_guest_in(image.directory))
+    except ImageBuildError as error:
+        result = kvm_probe.ProbeResult(False, f"no probe guest: {error}")
     usable = "KVM usable" if result.kvm_works else "KVM not usable"
-    return f"TCG in the benches (virt_type = qemu); {usable}: {result.reason}"
+    reason = result.reason[:240].replace("`", "'")  # Markdown: no stray code span
+    return f"TCG in the benches (virt_type = qemu); {usable}: {reason}"
 
 
 def commit(repo: Path) -> str:
