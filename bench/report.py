@@ -40,9 +40,10 @@ class Bench:
     args: tuple[str, ...] = ()
     quick: tuple[str, ...] = ()
     timeout: float = 900.0
-    needs_env: str = ""  # an environment variable the bench cannot run without
+    needs_env: tuple[str, ...] = ()  # variables it cannot run without (tools/servers.sh sets them)
 
 
+POSTGRESQL = "SAPHIRA_TEST_POSTGRESQL"
 BENCHES = (
     Bench("startup", "startup.py", timeout=900),
     Bench("tokens", "tokens.py", quick=("--requests", "50", "--seconds", "3")),
@@ -58,12 +59,19 @@ BENCHES = (
     Bench("idle_connections", "idle_connections.py", quick=("--requests", "50", "--seconds", "3")),
     Bench("metadata", "metadata.py", quick=("--guests", "3", "--requests", "2")),
     Bench("console_browser", "console_browser.py", ("--runs", "5"), ("--runs", "1")),
-    Bench("testbed_cloud", "testbed_cloud.py", ("--runs", "1"), ("--runs", "1"), timeout=1500),
+    Bench(
+        "testbed_cloud",
+        "testbed_cloud.py",
+        ("--runs", "1"),
+        ("--runs", "1"),
+        timeout=1500,
+        needs_env=(POSTGRESQL, "SAPHIRA_TEST_RABBIT"),
+    ),
     Bench(
         "rabbit_restart",
         "rabbit_restart.py",
         quick=("--restarts", "1", "--builds", "1"),
-        needs_env="SAPHIRA_TEST_POSTGRESQL",
+        needs_env=(POSTGRESQL,),
     ),
     Bench("dashboard", "dashboard.py", quick=("--runs", "1", "--launches", "1", "--sizes", "20")),
 )
@@ -188,8 +196,8 @@ ROWS = (
 
 def run_bench(bench: Bench, quick: bool, out: Path, logs: Path) -> Outcome:
     """Run one bench with its figures written to ``out``; how it ended."""
-    if bench.needs_env and not os.environ.get(bench.needs_env):
-        return Outcome(bench.key, 0.0, f"not run: {bench.needs_env} unset")
+    if missing := [name for name in bench.needs_env if not os.environ.get(name)]:
+        return Outcome(bench.key, 0.0, f"not run: {', '.join(missing)} unset (tools/servers.sh)")
     argv = [
         sys.executable,
         str(ROOT / "bench" / bench.script),

@@ -60,3 +60,14 @@ def test_the_report_of_a_run_with_a_failed_bench_is_still_written(report: Module
     assert "| `tokens.password_p50` (issue 2) | tokens failed" in text
     assert "| tokens | 61 | failed: exit 1: not ready |" in text
     assert "control_plane" not in text  # only the benches run have rows
+
+
+def test_a_bench_whose_servers_are_not_named_is_counted_as_not_run(
+    report: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SAPHIRA_TEST_RABBIT", raising=False)
+    (bench,) = [bench for bench in report.BENCHES if bench.key == "testbed_cloud"]
+    outcome = report.run_bench(bench, True, tmp_path / "figures.jsonl", tmp_path)
+    assert outcome.failure is not None
+    assert "SAPHIRA_TEST_RABBIT unset" in outcome.failure
+    assert list(tmp_path.iterdir()) == []  # nothing was started
