@@ -8,7 +8,7 @@ from typing import Any
 from werkzeug.routing import Rule
 
 from saphira.api.openapi import draft4
-from saphira.api.openapi.model import JSON, ApiSpec, Link
+from saphira.api.openapi.model import JSON, ApiSpec, Link, keystone_error
 from saphira.api.openapi.paths import PathParam, Template, methods, template
 
 TOKEN = "X-Auth-Token"
@@ -29,21 +29,7 @@ def _path_param(param: PathParam) -> dict[str, Any]:
 
 
 # The token middleware's refusal, in Keystone's shape whatever the API (keystonemiddleware's).
-UNAUTHORIZED = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "title"],
-            "properties": {
-                "code": {"const": 401},
-                "message": {"type": "string"},
-                "title": {"type": "string"},
-            },
-        }
-    },
-}
+UNAUTHORIZED = keystone_error({"const": 401})
 
 
 def _responses(spec: ApiSpec) -> dict[str, Any]:

@@ -7,23 +7,9 @@ from werkzeug.routing import Rule
 from saphira.api import identity
 from saphira.api.identity import schemas
 from saphira.api.identity.app import Route
-from saphira.api.openapi.model import ApiSpec, Body, Link, Schema
+from saphira.api.openapi.model import ApiSpec, Body, Link, keystone_error
 
-FAULT: Schema = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["code", "message", "title"],
-            "properties": {
-                "code": {"type": "integer"},
-                "message": {"type": "string"},
-                "title": {"type": "string"},
-            },
-        }
-    },
-}
+FAULT = keystone_error({"type": "integer"})
 BODIES: dict[tuple[str, str], Body] = {
     ("POST", "/v3/auth/tokens"): Body(schemas.AUTH),
     ("POST", "/v3/domains"): Body(schemas.DOMAIN_CREATE),

@@ -12,6 +12,13 @@ Schema = dict[str, Any]
 JSON = "application/json"
 
 
+def keystone_error(code: Schema) -> Schema:
+    """Keystone's error body (``{"error": {code, message, title}}``) with ``code`` as given."""
+    fields = {"code": code, "message": {"type": "string"}, "title": {"type": "string"}}
+    error = {"type": "object", "required": ["code", "message", "title"], "properties": fields}
+    return {"type": "object", "required": ["error"], "properties": {"error": error}}
+
+
 @dataclass(frozen=True)
 class Body:
     """A request body: the schema the handler validates it with, and its media type."""
