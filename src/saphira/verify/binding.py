@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from saphira.verify.facts import Port, Server
-from saphira.verify.model import Check
+from saphira.verify.model import Check, each
 
 FAILED_VIF_TYPES = ("binding_failed", "unbound")
 
@@ -29,10 +29,4 @@ def _port(server: Server, port: Port) -> Check:
 def check(server: Server, ports: Sequence[Port]) -> Check:
     if not ports:
         return Check(False, "the server has no port")
-    seen = []
-    for port in ports:
-        verdict = _port(server, port)
-        if not verdict.ok:
-            return verdict
-        seen.append(verdict.seen)
-    return Check(True, "; ".join(seen))
+    return each(_port(server, port) for port in ports)

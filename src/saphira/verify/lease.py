@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from saphira.verify.facts import Agent, Port
-from saphira.verify.model import Check
+from saphira.verify.model import Check, each
 
 
 def _port(port: Port, agents: Sequence[Agent]) -> Check:
@@ -26,10 +26,4 @@ def _port(port: Port, agents: Sequence[Agent]) -> Check:
 
 
 def check(ports: Sequence[Port], agents: Sequence[Agent]) -> Check:
-    seen = []
-    for port in ports:
-        verdict = _port(port, agents)
-        if not verdict.ok:
-            return verdict
-        seen.append(verdict.seen)
-    return Check(True, "; ".join(seen))
+    return each(_port(port, agents) for port in ports)

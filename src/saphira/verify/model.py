@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 
@@ -45,6 +46,16 @@ class Check:
 
     ok: bool
     seen: str
+
+
+def each(checks: Iterable[Check]) -> Check:
+    """The first of ``checks`` that fails (those after it are not made), else all they saw."""
+    seen = []
+    for verdict in checks:
+        if not verdict.ok:
+            return verdict
+        seen.append(verdict.seen)
+    return Check(True, "; ".join(seen))
 
 
 @dataclass(frozen=True)
