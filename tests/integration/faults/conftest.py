@@ -5,6 +5,7 @@ RabbitMQ node of the test's own, for the test that kills the broker."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 import sqlalchemy as sa
@@ -25,21 +26,11 @@ def broker_deployment(
     databases: dict[str, str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Callable[..., Deployment], PrivateBroker]]:
     """``deployment``'s factory, over a private broker it yields too; both stopped after."""
-    made: list[Deployment] = []
     with (
         broker_for_test(tmp_path_factory.mktemp("rabbit")) as broker,
-        traversable_dir("saphira-faults-") as root,
+        _factory(databases, broker.url) as make,
     ):
-
-        def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
-            found = Deployment(root, databases, broker.url, dict(extra or {}))
-            made.append(found)
-            found.prepare()
-            return found
-
         yield make, broker
-        for found in made:
-            found.stop_all()
 
 
 @pytest.fixture
@@ -47,17 +38,26 @@ def pg_deployment(
     rabbit_vhost: str,
 ) -> Iterator[tuple[Callable[..., Deployment], PrivatePostgres]]:
     """``deployment``'s factory, on a PostgreSQL server of the test's own it yields too."""
+    with (
+        private_postgresql() as server,
+        _factory(_databases(server.url), rabbit_vhost) as make,
+    ):
+        yield make, server
+
+
+@contextmanager
+def _factory(databases: dict[str, str], rabbit: str) -> Iterator[Callable[..., Deployment]]:
+    """Deployments on these databases and this broker, prepared; each stopped after."""
     made: list[Deployment] = []
-    with private_postgresql() as server, traversable_dir("saphira-faults-") as root:
-        urls = _databases(server.url)
+    with traversable_dir("saphira-faults-") as root:
 
         def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
-            found = Deployment(root, urls, rabbit_vhost, dict(extra or {}))
+            found = Deployment(root, databases, rabbit, dict(extra or {}))
             made.append(found)
             found.prepare()
             return found
 
-        yield make, server
+        yield make
         for found in made:
             found.stop_all()
 
