@@ -86,9 +86,11 @@ class Neutron:
 
 
 def compute_state(plane: Plane) -> ComputeState:
-    """The compute API's state, behind its request-id and token middlewares."""
-    app = plane.api.app.app.app
-    assert isinstance(app, ComputeApp)
+    """The compute API's state, behind its middlewares (request id, /openapi.json, token)."""
+    app: object = plane.api.app
+    while not isinstance(app, ComputeApp):
+        assert hasattr(app, "app"), f"no compute app behind {app!r}"
+        app = app.app
     return app.state
 
 
