@@ -24,7 +24,8 @@ from pathlib import Path
 from saphira.guest_image import cpio, debs, disk, guest_init, kernel, kmod, shims, ssh
 
 #: Bump when the image's content changes for the same packages.
-FORMAT = 13  # 13: dropbear, root by key only; 9: curl, sudo, blkid -L; 10-11: ecdsa keys;
+FORMAT = 13  # 8: no_timer_check; 9: dropbear, root by key only; 10: curl, sudo, blkid -L;
+# 11-12: ecdsa keys; 13: the host name from Nova's "hostname"
 # no_timer_check: under TCG on a busy host the kernel's check that the timer reaches the
 # IO-APIC can miss, and it panics ("IO-APIC + timer doesn't work"), boot after boot; cloud
 # images boot with it for the same reason.
