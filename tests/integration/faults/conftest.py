@@ -1,6 +1,7 @@
 """Fixtures of the fault tests: the process deployment's (a database, a RabbitMQ
 virtual host of the test's own, a Deployment factory), and a deployment on a
-RabbitMQ node of the test's own, for the test that kills the broker."""
+RabbitMQ node and a PostgreSQL server of the test's own, for the test that kills
+them."""
 
 from __future__ import annotations
 
@@ -18,31 +19,21 @@ from tests.integration.faults.private_pg import PrivatePostgres, private_postgre
 from tests.integration.up.test_up_on_servers import DATABASE_GROUPS, databases
 from tests.scratch import traversable_dir
 
-__all__ = ["broker_deployment", "databases", "deployment", "pg_deployment", "rabbit_vhost"]
+__all__ = ["databases", "deployment", "private_deployment", "rabbit_vhost"]
 
 
 @pytest.fixture
-def broker_deployment(
-    databases: dict[str, str], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Callable[..., Deployment], PrivateBroker]]:
-    """``deployment``'s factory, over a private broker it yields too; both stopped after."""
+def private_deployment(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Callable[..., Deployment], PrivateBroker, PrivatePostgres]]:
+    """``deployment``'s factory over a RabbitMQ node and a PostgreSQL server of the
+    test's own, which it yields too; all stopped after."""
     with (
         broker_for_test(tmp_path_factory.mktemp("rabbit")) as broker,
-        _factory(databases, broker.url) as make,
-    ):
-        yield make, broker
-
-
-@pytest.fixture
-def pg_deployment(
-    rabbit_vhost: str,
-) -> Iterator[tuple[Callable[..., Deployment], PrivatePostgres]]:
-    """``deployment``'s factory, on a PostgreSQL server of the test's own it yields too."""
-    with (
         private_postgresql() as server,
-        _factory(_databases(server.url), rabbit_vhost) as make,
+        _factory(_databases(server.url), broker.url) as make,
     ):
-        yield make, server
+        yield make, broker, server
 
 
 @contextmanager
