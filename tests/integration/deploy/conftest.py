@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -44,18 +45,20 @@ def rabbit_vhost() -> Iterator[str]:
         _ctl("delete_vhost", vhost)
 
 
-@pytest.fixture
-def deployment(databases: dict[str, str], rabbit_vhost: str) -> Iterator[Callable[..., Deployment]]:
-    """A factory: ``deployment(extra_conf)`` prepared (not started); stopped afterwards.
+@contextmanager
+def deployments(
+    databases: dict[str, str], rabbit: str, prefix: str = "saphira-deploy-"
+) -> Iterator[Callable[..., Deployment]]:
+    """A factory: ``make(extra_conf)`` a deployment on these databases and this
+    broker, prepared (not started); each stopped afterwards.
 
     Its directory is one the saphira user can pass through (pytest's are 0700).
     """
     made: list[Deployment] = []
-
-    with traversable_dir("saphira-deploy-") as root:
+    with traversable_dir(prefix) as root:
 
         def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
-            found = Deployment(root, databases, rabbit_vhost, dict(extra or {}))
+            found = Deployment(root, databases, rabbit, dict(extra or {}))
             made.append(found)
             found.prepare()
             return found
@@ -63,3 +66,10 @@ def deployment(databases: dict[str, str], rabbit_vhost: str) -> Iterator[Callabl
         yield make
         for found in made:
             found.stop_all()
+
+
+@pytest.fixture
+def deployment(databases: dict[str, str], rabbit_vhost: str) -> Iterator[Callable[..., Deployment]]:
+    """``deployments``' factory on the test's databases and virtual host."""
+    with deployments(databases, rabbit_vhost) as make:
+        yield make

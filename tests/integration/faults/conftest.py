@@ -6,18 +6,16 @@ them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from tests.integration.broker import PrivateBroker, broker_for_test
-from tests.integration.deploy.conftest import deployment, rabbit_vhost
+from tests.integration.deploy.conftest import deployment, deployments, rabbit_vhost
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.faults.private_pg import PrivatePostgres, private_postgresql
 from tests.integration.up.test_up_on_servers import DATABASE_GROUPS, databases
-from tests.scratch import traversable_dir
 
 __all__ = ["databases", "deployment", "private_deployment", "rabbit_vhost"]
 
@@ -31,26 +29,9 @@ def private_deployment(
     with (
         broker_for_test(tmp_path_factory.mktemp("rabbit")) as broker,
         private_postgresql() as server,
-        _factory(_databases(server.url), broker.url) as make,
+        deployments(_databases(server.url), broker.url, "saphira-faults-") as make,
     ):
         yield make, broker, server
-
-
-@contextmanager
-def _factory(databases: dict[str, str], rabbit: str) -> Iterator[Callable[..., Deployment]]:
-    """Deployments on these databases and this broker, prepared; each stopped after."""
-    made: list[Deployment] = []
-    with traversable_dir("saphira-faults-") as root:
-
-        def make(extra: dict[str, dict[str, object]] | None = None) -> Deployment:
-            found = Deployment(root, databases, rabbit, dict(extra or {}))
-            made.append(found)
-            found.prepare()
-            return found
-
-        yield make
-        for found in made:
-            found.stop_all()
 
 
 def _databases(base: str) -> dict[str, str]:
