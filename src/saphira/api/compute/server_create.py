@@ -50,6 +50,8 @@ class Plan:
     admin_pass: str = ""
     network_mode: NetworkMode = NetworkMode.AUTO
     networks: list[NetworkRequest] = field(default_factory=list)
+    force_hosts: list[str] = field(default_factory=list)  # an admin's destination, if any
+    force_nodes: list[str] = field(default_factory=list)
 
     def orders(self, specs: list[RequestSpec]) -> list[BuildOrder]:
         """What the conductor is sent: one build order per server, with its spec."""
@@ -113,6 +115,25 @@ def _zone(call: Call, zone: str | None) -> str | None:
     if zone not in known:
         raise BadRequest("The requested availability zone is not available")
     return zone
+
+
+def _destination(call: Call, server: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The host and node an admin sent the server to: ``az:host[:node]`` (Nova's forced
+    host) or, from 2.74, ``host`` and ``hypervisor_hostname``, which must name a compute
+    host and node the cloud has (400, as Nova's ComputeHostNotFound)."""
+    _, _, forced = str(server.get("availability_zone", "")).partition(":")
+    host, _, node = forced.partition(":")
+    if "host" in server:
+        host = server["host"]
+        if host not in {e.service.host for e in hosts.services(call)
+                        if e.service.binary == hosts.COMPUTE_BINARY}:  # fmt: skip
+            raise BadRequest(f"Compute host {host} could not be found.")
+    if "hypervisor_hostname" in server:
+        node = server["hypervisor_hostname"]
+        if not any(n.node.hypervisor_hostname == node and host in ("", n.node.host)
+                   for n in hosts.nodes(call)):  # fmt: skip
+            raise BadRequest(f"Compute host {node} could not be found.")
+    return ([host] if host else []), ([node] if node else [])
 
 
 def _key(call: Call, name: str | None) -> tuple[str | None, str | None]:
@@ -216,6 +237,7 @@ def plan(call: Call) -> Plan:
     group = _group(call, hints)
     found = Plan(server["name"], flavor, image_ref, image, min_count, max_count, group=group)
     found.hints = {k: v if isinstance(v, list) else [str(v)] for k, v in hints.items()}
+    found.force_hosts, found.force_nodes = _destination(call, server)
     found.fields = {
         "display_description": server.get("description"),
         "key_name": key_name, "key_data": key_data,
@@ -267,6 +289,7 @@ def _spec(plan: Plan, instance: Instance, count: int) -> RequestSpec:
         image_ref=plan.image_ref, image_properties={k: str(v) for k, v in props.items()},
         availability_zone=instance.availability_zone, num_instances=count,
         scheduler_hints=plan.hints,
+        force_hosts=list(plan.force_hosts), force_nodes=list(plan.force_nodes),
         instance_group_uuid=group.uuid if group else None,
         instance_group_policy=group.policy if group else None,
     )  # fmt: skip
