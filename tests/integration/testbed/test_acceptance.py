@@ -6,7 +6,8 @@ would (the waits poll through openstacksdk: a CLI run costs the guests a second 
 
 The tests run in file order on the one bed: the nodes reach the controller, discovery
 and the lists, two servers kept apart by an anti-affinity group that reach each other,
-RabbitMQ restarted while servers build, one server cold-migrated and resized between the
+RabbitMQ restarted while servers build, a node's network agent then its libvirt daemon
+killed while servers build there, one server cold-migrated and resized between the
 nodes with a marker on its disk, then a node's compute agent killed: its service goes
 down, a new server avoids it, and its server is evacuated. Then the join tool on the
 bed: a second join without ``--force`` changes nothing, ``--check`` passes on the healthy
@@ -23,6 +24,7 @@ from __future__ import annotations
 import datetime
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +49,8 @@ MARK_AT = "900M"  # the root disk's free space: past the image's data (its FAT, 
 BRIDGE = "br-physnet1"  # the join's provider bridge on each node
 BUILDS = 3  # servers building while RabbitMQ restarts
 DOWN_FOR = 5.0  # seconds RabbitMQ stays stopped
+KILLED = 2  # servers building on a node while one of its daemons is killed
+PLACEMENT = {"OpenStack-API-Version": "placement 1.28"}
 FETCH = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).status)"
 # Send AMQP 0-9-1's protocol header; a broker answers with a method frame (type 1).
 AMQP = (
@@ -227,6 +231,64 @@ def _service_processes(cloud: BedCloud) -> list[Started]:
             found.append(Started(f"{name}/{service}", pid, start_time(pid) or 0))
     assert [p.label for p in found if not p.alive()] == []
     return found
+
+
+def test_a_nodes_network_agent_then_libvirt_killed_mid_build_lose_nothing(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    """On one node, its network agent (the join's supervisor starts it again), then its
+    libvirt daemon (started again as the bed started it), SIGKILLed while servers build
+    there (an admin's forced host): every build ends ACTIVE or ERROR with a fault, none
+    in a task state; once they are deleted the node holds none of their domains or
+    taps, and neither the network service nor placement anything of theirs."""
+    node = cloud.host_of("a2")
+    _builds_survive(cloud, node, "agent", lambda: cloud.kill_agent(node, NETWORK_AGENT))
+    _builds_survive(cloud, node, "libvirt", lambda: cloud.kill_libvirt(node))
+    alive = {(a.host, a.agent_type) for a in cloud.sdk.network.agents() if a.is_alive}
+    assert {(node, "Open vSwitch agent"), (node, "DHCP agent")} <= alive
+
+
+def _builds_survive(cloud: BedCloud, node: str, label: str, kill: Callable[[], object]) -> None:
+    names = [f"{label}{n}" for n in range(KILLED)]
+    for name in names:
+        cloud.openstack("server", "create", "--image", "tiny", "--flavor", "tiny", "--network",
+                        "prov", "--availability-zone", f"nova:{node}", name)  # fmt: skip
+
+    def building() -> bool:
+        return any(s.task_state in ("networking", "spawning") for s in _found(cloud, names))
+
+    def settled() -> list[Any] | None:
+        found = _found(cloud, names)
+        return found if all(s.status != "BUILD" and s.task_state is None for s in found) else None
+
+    wait_for(f"a build on {node}", building, timeout=120, interval=0.5)
+    kill()
+    servers: list[Any] = wait_for(f"the builds settled ({label})", settled, timeout=300,
+                                  interval=1)  # fmt: skip
+    for server in servers:
+        assert server.status == "ACTIVE" or server.fault, (server.name, server.status)
+        assert server.compute_host == node, (server.name, server.compute_host)
+    _deleted_leaving_nothing(cloud, node, [s.id for s in servers])
+
+
+def _found(cloud: BedCloud, names: list[str]) -> list[Any]:
+    return [cloud.sdk.compute.find_server(name, ignore_missing=False) for name in names]
+
+
+def _deleted_leaving_nothing(cloud: BedCloud, node: str, ids: list[str]) -> None:
+    ports = [p.id for i in ids for p in cloud.sdk.network.ports(device_id=i)]
+    for server_id in ids:
+        cloud.openstack("server", "delete", "--wait", server_id)
+    inside = cloud.bed.node(node)
+    domains = inside.run(["virsh", "-c", "qemu:///system", "list", "--all", "--uuid"])
+    assert not set(ids) & set(domains.split()), domains
+    links = inside.run(["ip", "-o", "link"])
+    assert [p for p in ports if f"tap{p[:11]}" in links] == [], links
+    assert [p for i in ids for p in cloud.sdk.network.ports(device_id=i)] == []
+    placement = cloud.sdk.placement
+    held = {i: placement.get(f"/allocations/{i}", headers=PLACEMENT).json()["allocations"]
+            for i in ids}  # fmt: skip
+    assert held == {i: {} for i in ids}, held
 
 
 def test_a_server_cold_migrates_and_resizes_to_the_other_node_with_its_data(

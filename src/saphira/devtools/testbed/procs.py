@@ -53,7 +53,8 @@ def named(pids: Iterable[int], proc: Path = PROC) -> list[str]:
     return found
 
 
-def _alive(pids: Iterable[int]) -> list[int]:
+def alive(pids: Iterable[int]) -> list[int]:
+    """Those of ``pids`` still running (not ended, not zombies)."""
     left = []
     for pid in pids:
         try:
@@ -82,10 +83,10 @@ def _signal(pids: Iterable[int], sig: signal.Signals) -> None:
 
 def _wait_gone(pids: list[int], timeout: float) -> list[int]:
     deadline = time.monotonic() + timeout
-    left = _alive(pids)
+    left = alive(pids)
     while left and time.monotonic() < deadline:
         time.sleep(POLL)
-        left = _alive(left)
+        left = alive(left)
     return left
 
 
