@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.functional.engine.conftest import JsonResponse, Plane
+from tests.functional.engine.conftest import Plane
+from tests.wsgi import JsonResponse
 
 HOSTS = ("host-a", "host-b", "host-c")
 
