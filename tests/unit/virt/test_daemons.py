@@ -49,11 +49,12 @@ class Machine:
             (sbin / name).write_text("#!/bin/sh\n")
             (sbin / name).chmod(0o755)
 
-    def running(self, daemon: str, pid: int, comm: str | None = None) -> None:
+    def running(self, daemon: str, pid: int, comm: str | None = None, state: str = "S") -> None:
         (self.root / "run").mkdir(exist_ok=True)
         (self.root / "run" / f"{daemon}.pid").write_text(f"{pid}\n")
         (self.root / "proc" / str(pid)).mkdir(parents=True)
         (self.root / "proc" / str(pid) / "comm").write_text(f"{comm or daemon}\n")
+        (self.root / "proc" / str(pid) / "stat").write_text(f"{pid} ({comm or daemon}) {state} 1\n")
 
     def execute(self, argv: Sequence[str]) -> Completed:
         self.commands.append(list(argv))
@@ -168,6 +169,14 @@ def test_a_stale_pidfile_does_not(machine: Machine) -> None:
     (machine.root / "run" / "libvirtd.pid").write_text("999999\n")  # no such process
     daemons.ensure_running(host=machine.host())
     assert [Path(argv[0]).name for argv in machine.commands] == ["virtlogd", "libvirtd"]
+
+
+def test_a_killed_daemon_not_yet_reaped_is_started_again(machine: Machine) -> None:
+    machine.install(*MONOLITHIC)
+    machine.running("virtlogd", 4242)
+    machine.running("libvirtd", 4343, state="Z")  # SIGKILLed: a zombie keeps its name
+    daemons.ensure_running(host=machine.host())
+    assert [Path(argv[0]).name for argv in machine.commands] == ["libvirtd"]
 
 
 def test_modular_daemons_start_in_their_order(machine: Machine) -> None:

@@ -103,13 +103,16 @@ class Host:
         return (self.run_dir / "systemd" / "system").is_dir()
 
     def running(self, daemon: str) -> int | None:
-        """The pid in /run/<daemon>.pid if that process is still this daemon."""
+        """The pid in /run/<daemon>.pid if that process is still this daemon, and alive
+        (a killed daemon nobody has reaped yet is a zombie that keeps its name)."""
         try:
             pid = int((self.run_dir / f"{daemon}.pid").read_text().strip())
             comm = (self.proc / str(pid) / "comm").read_text().strip()
+            stat = (self.proc / str(pid) / "stat").read_text()
         except (OSError, ValueError):
             return None
-        return pid if comm == daemon[:15] else None  # the kernel cuts comm at 15 characters
+        zombie = stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+        return pid if comm == daemon[:15] and not zombie else None  # comm: cut at 15
 
     def has_unit(self, unit: str) -> bool:
         return any((directory / unit).exists() for directory in self.unit_dirs)
