@@ -18,7 +18,6 @@ import requests
 
 from saphira.devtools.testbed import procs
 from saphira.devtools.testbed.bed import Bed
-from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
 from saphira.devtools.testbed.join import Join
 from saphira.devtools.testbed.layout import Addresses
@@ -139,20 +138,6 @@ class BedCloud:
         found: int = wait_for(f"{node}'s {service} started again", restarted, timeout=60,
                               interval=0.5)  # fmt: skip
         return found
-
-    def kill_libvirt(self, node: str) -> None:
-        """SIGKILL the node's libvirt daemon (libvirtd, or virtqemud of the modular set),
-        then start it again as the bed started it; its guests' QEMUs live on."""
-        daemons = Daemons(self.bed.node(node))
-        pids = daemons.pids()
-        daemon = "libvirtd" if "libvirtd" in pids else "virtqemud"
-        os.kill(pids[daemon], signal.SIGKILL)
-        wait_for(f"{node}'s {daemon} gone", lambda: not procs.alive([pids[daemon]]), timeout=10,
-                 interval=0.1)  # fmt: skip
-        state = self.bed.state
-        assert state is not None
-        daemons.start(state)
-        state.save(self.bed.layout.state_file)
 
     def kill_compute(self, node: str) -> None:
         """The node's compute agent dies and stays dead: its supervisor (which would start
