@@ -53,7 +53,6 @@ class Machine:
         (self.root / "run").mkdir(exist_ok=True)
         (self.root / "run" / f"{daemon}.pid").write_text(f"{pid}\n")
         (self.root / "proc" / str(pid)).mkdir(parents=True)
-        (self.root / "proc" / str(pid) / "comm").write_text(f"{comm or daemon}\n")
         (self.root / "proc" / str(pid) / "stat").write_text(f"{pid} ({comm or daemon}) {state} 1\n")
 
     def execute(self, argv: Sequence[str]) -> Completed:

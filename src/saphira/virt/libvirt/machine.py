@@ -107,11 +107,11 @@ class Host:
         (a killed daemon nobody has reaped yet is a zombie that keeps its name)."""
         try:
             pid = int((self.run_dir / f"{daemon}.pid").read_text().strip())
-            comm = (self.proc / str(pid) / "comm").read_text().strip()
-            stat = (self.proc / str(pid) / "stat").read_text()
+            stat = (self.proc / str(pid) / "stat").read_text()  # "pid (comm) state ..."
         except (OSError, ValueError):
             return None
-        zombie = stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+        comm, _, rest = stat.partition("(")[2].rpartition(")")
+        zombie = rest.split()[:1] == ["Z"]
         return pid if comm == daemon[:15] and not zombie else None  # comm: cut at 15
 
     def has_unit(self, unit: str) -> bool:
