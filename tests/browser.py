@@ -57,6 +57,9 @@ return c.contains('noVNC_connecting') || c.contains('noVNC_connected');
 """
 
 
+NETWORK_CHANGED = "net::ERR_NETWORK_CHANGED"  # Chromium: the host's network changed mid-load
+
+
 @dataclass(frozen=True)
 class Canvas:
     """What noVNC's canvas holds: its size and its non-background pixels."""
@@ -123,6 +126,19 @@ class NoVncPage:
             if time.monotonic() >= deadline:
                 return state
             time.sleep(0.1)
+
+    def drawn(self, timeout: float) -> tuple[PageState, list[str]]:
+        """Waits for the guest's screen; the last state and, if it was not drawn, what the
+        page logged. Chromium drops a page's loads with ERR_NETWORK_CHANGED when the host's
+        interfaces change (the suite's other tests make and remove bridges and taps): a
+        person reloads such a page, and so does this, once."""
+        state = self.wait("drawn", timeout)
+        logged = [] if state.connected else self.console_log()
+        if not state.connected and any(NETWORK_CHANGED in line for line in logged):
+            self.driver.execute_script("location.reload();")
+            state = self.wait("drawn", timeout)
+            logged += [] if state.connected else self.console_log()
+        return state, logged
 
     def console_log(self) -> list[str]:
         """What the page's scripts logged (errors first among them), for a failure's message."""

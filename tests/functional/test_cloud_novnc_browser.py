@@ -70,8 +70,8 @@ def assert_refused(state: PageState) -> None:
 
 def test_the_browser_draws_the_guests_console(cloud: Cloud, guest: str, page: NoVncPage) -> None:
     page.open(console_url(cloud, guest))
-    state = page.wait("drawn", 60)
-    assert state.connected, state
+    state, logged = page.drawn(60)
+    assert state.connected, (state, logged)
     assert state.canvas and state.canvas.width >= 640 and state.canvas.height >= 400, state
     assert state.canvas.ink >= MIN_INK, state  # text, not a blank screen
 

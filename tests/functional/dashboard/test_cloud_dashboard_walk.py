@@ -33,7 +33,6 @@ from tests.functional.dashboard.pages import Pages
 from tests.functional.test_cloud_libvirt import wait_console
 
 pytestmark = [pytest.mark.functional, pytest.mark.xdist_group("libvirt")]
-NETWORK_CHANGED = "net::ERR_NETWORK_CHANGED"  # Chromium: the host's network changed mid-load
 GUEST = 180.0  # a TCG guest's build, boot, shutdown or rebuild on a busy 2-core machine
 NAME, FLAVOR, IMAGE = "walk-vm", "walk.small", "walk-image"
 # The status of the Instances table's row of a server name; null: no such row.
@@ -178,14 +177,7 @@ def _console(pages: Pages, walk: Walk) -> None:
     src = frame.get_attribute("src")
     pages.driver.switch_to.frame(frame)
     try:
-        state = pages.browser.wait("drawn", 60)
-        logged = pages.browser.console_log() if not state.connected else []
-        if not state.connected and any(NETWORK_CHANGED in line for line in logged):
-            # Chromium drops a page's loads when the host's interfaces change (the suite's
-            # other tests make and remove bridges and taps): a person reloads, and so do we.
-            pages.driver.execute_script("location.reload();")
-            state = pages.browser.wait("drawn", 60)
-            logged += pages.browser.console_log() if not state.connected else []
+        state, logged = pages.browser.drawn(60)
         seen = pages.driver.execute_script(
             "return [document.URL, document.readyState, document.body.innerText.slice(0, 300)];"
         )
