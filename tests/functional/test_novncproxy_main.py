@@ -1,9 +1,11 @@
 """`saphira-novncproxy` as its own process: ready on [vnc] novncproxy_host and
 novncproxy_port (+ port_offset), serving the noVNC client and refusing a token
-no cell holds; SIGTERM stops it with exit 0."""
+no cell holds; SIGUSR2 writes its threads' stacks to its log and it runs on; SIGTERM
+stops it with exit 0."""
 
 from __future__ import annotations
 
+import signal
 import sys
 import urllib.request
 from pathlib import Path
@@ -15,6 +17,7 @@ from saphira.db import cells
 from saphira.db.api import cells as api_cells
 from tests.functional.cloud import free_offset
 from tests.functional.process import ManagedProcess
+from tests.polling import wait_for
 from tests.ws_client import Refused, WsClient
 
 pytestmark = pytest.mark.functional
@@ -43,5 +46,10 @@ def test_the_proxy_runs_alone(tmp_path: Path) -> None:
         with pytest.raises(Refused) as refused:
             WsClient.open("127.0.0.1", port, "/?token=nobody-has-this")
         assert refused.value.status == 403
+        assert proxy.proc is not None
+        proxy.proc.send_signal(signal.SIGUSR2)
+        wait_for("the proxy's stacks in its log", lambda: "most recent call first" in proxy.log(),
+                 timeout=30, interval=0.2)  # fmt: skip
+        assert "_until_stopped" in proxy.log() and proxy.proc.poll() is None
     finally:
         assert proxy.stop() == 0, proxy.log()

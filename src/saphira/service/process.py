@@ -4,12 +4,13 @@ Parse ``--config-file`` (repeatable, later files win), validate the whole
 configuration before anything starts, log as ``saphira up`` does, start the
 service, print ``<prog>: ready`` and run until SIGTERM or SIGINT; then stop
 it and exit 0. Exit 1 when it cannot start or dies, 2 on a configuration
-error (nothing has started then).
+error (nothing has started then). SIGUSR2 writes every thread's stack to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import signal
 import sys
@@ -159,6 +160,9 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
+    # SIGUSR2 writes every thread's stack to stderr (the service's log under the join's
+    # supervisor): what a hung service is waiting on, as Nova's report on SIGUSR2 shows.
+    faulthandler.register(signal.SIGUSR2, all_threads=True)
     try:
         service = start(conf)
     except SaphiraError as error:
