@@ -81,6 +81,7 @@ class Host:
         self._on_event = on_event
         self._conn: Any = None
         self._lost: str | None = None
+        self._closed_by_libvirt: list[Any] = []
         self._lock = threading.Lock()
         self._started = False
 
@@ -105,6 +106,8 @@ class Host:
         with self._lock:
             if self._conn is not None:
                 return self._conn
+            while self._closed_by_libvirt:  # out of their callback now: safe to close
+                _close_quietly(self._closed_by_libvirt.pop())
             self._conn = self._open()
             if self._lost is not None:
                 LOG.warning("libvirt at %s is back (was lost: %s)", self.uri, self._lost)
@@ -136,7 +139,10 @@ class Host:
         return conn
 
     def _closed(self, _conn: Any, reason: int, _opaque: Any) -> None:
-        """libvirt closed it already: only forget it (closing inside the callback deadlocks)."""
+        """libvirt closed it: forget it. libvirt calls this in whichever thread saw the
+        close, even inside one of the connection's calls (a build's createWithFlags),
+        holding the callback's lock: unregistering it here would wait for that lock
+        forever, so the next ``conn()`` closes it instead."""
         self._drop(f"connection closed (reason {reason})", close=False)
 
     def _drop(self, why: str, close: bool = True) -> None:
@@ -144,9 +150,11 @@ class Host:
             conn, self._conn = self._conn, None
             first = self._lost is None
             self._lost = why
+            if conn is not None and not close:
+                self._closed_by_libvirt.append(conn)
         if first:
             LOG.warning("libvirt at %s lost: %s", self.uri, why)
-        if conn is not None:
+        if close and conn is not None:
             _close_quietly(conn)
 
     def _lifecycle(self, _conn: Any, dom: Any, event: int, detail: int, _opaque: Any) -> None:
