@@ -38,6 +38,8 @@ def reconcile_once(manager: ComputeManager, ctxt: RequestContext | None = None) 
         )
         if decision.noop:
             continue
+        if decision.power_off_guest and not _still_off(manager, ctxt, instance.uuid):
+            continue
         if decision.power_off_guest:
             driver.power_off(instance)
         if decision.event is None:
@@ -50,3 +52,15 @@ def reconcile_once(manager: ComputeManager, ctxt: RequestContext | None = None) 
         except exception.SaphiraError as error:  # an action started meanwhile: it owns it
             LOG.debug("reconcile of %s skipped: %s", instance.uuid, error)
     return changed
+
+
+def _still_off(manager: ComputeManager, ctxt: RequestContext, uuid: str) -> bool:
+    """Whether the instance is still to be off by its row now: the pass's list is read
+    once, and a user may have started the guest since (powering it off would undo it)."""
+    try:
+        fresh = manager.conductor.instance_get(ctxt, uuid)
+        actual = manager.driver_for(fresh).get_info(fresh).state
+    except (exception.SaphiraError, GuestNotFound):
+        return False
+    decision = sync_power_state(fresh.vm_state, fresh.task_state, fresh.power_state, actual)
+    return decision.power_off_guest

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import requests
 
+from saphira.compute.reconcile import reconcile_once
+from saphira.context import RequestContext
 from saphira.domain.states import PowerState
 from tests.functional.engine.conftest import Api, Plane
 
@@ -176,6 +179,27 @@ def test_power_state_reconcile_sees_a_guest_powered_off_behind_our_back(plane: P
     assert guest.power_state is PowerState.SHUTDOWN
     shown = api.wait(server_id, "SHUTOFF")
     assert shown["OS-EXT-STS:power_state"] == int(PowerState.SHUTDOWN)
+
+
+def test_the_reconcile_leaves_a_guest_started_after_its_list_was_read(
+    plane: Plane, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its pass reads the host's instances once: one stopped then, started since, is
+    read again before its guest would be powered off (Nova refreshes it the same way)."""
+    plane.conf.set_override("sync_power_state_interval", 600)
+    plane.add_host("host-a")
+    api = plane.api
+    server_id = api.boot()
+    assert api.action(server_id, {"os-stop": None}).status_code == 202
+    api.wait(server_id, "SHUTOFF")
+    manager = plane.computes["host-a"].manager
+    stale = manager.conductor.instances_on_host(RequestContext(), "host-a")
+    assert api.action(server_id, {"os-start": None}).status_code == 202
+    api.wait(server_id, "ACTIVE")
+    monkeypatch.setattr(manager.conductor, "instances_on_host", lambda *_: stale)
+    reconcile_once(manager)
+    assert plane.drivers["host-a"].guests[server_id].power_state is PowerState.RUNNING
+    assert api.server(server_id)["status"] == "ACTIVE"
 
 
 def _events(api: Api, server_id: str, action: str) -> list[tuple[str, str]]:
