@@ -74,6 +74,13 @@ BENCHES = (
         needs_env=(POSTGRESQL,),
     ),
     Bench("dashboard", "dashboard.py", quick=("--runs", "1", "--launches", "1", "--sizes", "20")),
+    Bench(
+        "load",
+        "load.py",
+        quick=("--fake", "50", "--real", "2", "--clients", "5", "--minutes", "1"),
+        timeout=2400,
+        needs_env=(POSTGRESQL, "SAPHIRA_TEST_RABBIT"),
+    ),
 )
 
 NOVA = "real Nova 34 stack (issue 11)"
@@ -191,6 +198,10 @@ ROWS = (
         Measured("dashboard.launch_cli", "openstack server create --wait, same run"),
     ),
     Row(14, "dashboard", "dashboard.launch_sdk"),
+    Row(15, "load", "load.failed", Goal(0, "no failed action")),
+    Row(15, "load", "load.grown", Goal(0, "memory flat")),
+    Row(15, "load", "load.left", Goal(0, "no leak")),
+    Row(15, "load", "load.actions_per_s"),
 )
 
 

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,16 +19,19 @@ import requests
 
 from saphira.devtools.testbed import procs
 from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
 from saphira.devtools.testbed.join import Join
 from saphira.devtools.testbed.layout import Addresses
 from saphira.guest_image import PROBE_PATH
+from saphira.join.services import NETWORK_AGENT
 from tests.functional.clients import sdk
 from tests.functional.cloud import OPENSTACK
 from tests.functional.process import clean_env
 from tests.polling import wait_for
 
 CLI_TIMEOUT = 300
+PLACEMENT = {"OpenStack-API-Version": "placement 1.28"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,10 @@ class BedCloud:
     def sdk(self) -> Any:
         """The admin's openstacksdk connection, for the polls (an ``openstack`` run costs
         a second of CPU, which the nodes' TCG guests would lose)."""
+        return self.connect()
+
+    def connect(self) -> Any:
+        """A new connection as the admin (one per thread)."""
         return sdk(self.controller_dir / "state" / "clouds.yaml", "admin")
 
     def server(self, name: str) -> dict[str, Any]:
@@ -100,6 +108,40 @@ class BedCloud:
         """A node's agent, as its supervisor records it (``<state>/run/<service>.pid``)."""
         path = self.bed.node(node).state_dir / "run" / f"{service}.pid"
         return int(path.read_text(encoding="utf-8").strip())
+
+    def service_pids(self) -> dict[str, int]:
+        """The controller's processes (a fake compute host's too) and the nodes' agents."""
+        state = self.bed.state
+        assert state is not None
+        pids = {s.label: s.pid for s in state.started if s.label.startswith("controller/")}
+        for name in self.bed.layout.nodes:
+            for service in ("saphira-compute", NETWORK_AGENT):
+                pids[f"{name}/{service}"] = self.agent_pid(name, service)
+        return pids
+
+    def leftovers(self, ids: list[str], ports: list[str]) -> list[str]:
+        """What of these deleted servers outlives them: a domain or a tap of their ports on
+        a node, a port, a placement claim."""
+        found = []
+        for name in self.bed.layout.nodes:
+            inside = self.bed.node(name)
+            domains = inside.run(["virsh", "-c", "qemu:///system", "list", "--all", "--uuid"])
+            found += [f"{name}: domain {d}" for d in sorted(set(ids) & set(domains.split()))]
+            links = inside.run(["ip", "-o", "link"])
+            found += [f"{name}: tap of port {p}" for p in ports if f"tap{p[:11]}" in links]
+        found += [f"port {p.id} of {i}" for i in ids for p in self.sdk.network.ports(device_id=i)]
+        placement = self.sdk.placement
+        for server_id in ids:
+            held = placement.get(f"/allocations/{server_id}", headers=PLACEMENT).json()
+            found += [f"claim of {server_id}"] if held["allocations"] else []
+        return found
+
+    def stacks(self, node: str, service: str) -> str:
+        """The threads' stacks of a node's agent (SIGUSR2), as its log's last part shows them."""
+        log = self.bed.node(node).state_dir / "log" / f"{service}.log"
+        os.kill(self.agent_pid(node, service), signal.SIGUSR2)
+        time.sleep(2)  # it writes them at once; a margin for the file
+        return log.read_text(encoding="utf-8", errors="replace")[-20000:]
 
     def setup_compute(self, node: str, *args: str) -> tuple[int, str]:
         """``saphira-openstack-setup-compute ARGS`` run inside the node: (exit code, output)."""
@@ -138,6 +180,20 @@ class BedCloud:
         found: int = wait_for(f"{node}'s {service} started again", restarted, timeout=60,
                               interval=0.5)  # fmt: skip
         return found
+
+    def kill_libvirt(self, node: str) -> None:
+        """SIGKILL the node's libvirt daemon (libvirtd, or virtqemud of the modular set),
+        then start it again as the bed started it; its guests' QEMUs live on."""
+        daemons = Daemons(self.bed.node(node))
+        pids = daemons.pids()
+        daemon = "libvirtd" if "libvirtd" in pids else "virtqemud"
+        os.kill(pids[daemon], signal.SIGKILL)
+        wait_for(f"{node}'s {daemon} gone", lambda: not procs.alive([pids[daemon]]), timeout=10,
+                 interval=0.1)  # fmt: skip
+        state = self.bed.state
+        assert state is not None
+        daemons.start(state)
+        state.save(self.bed.layout.state_file)
 
     def kill_compute(self, node: str) -> None:
         """The node's compute agent dies and stays dead: its supervisor (which would start

@@ -1,26 +1,30 @@
-"""Issue 13's acceptance on one test bed: a controller on PostgreSQL and a RabbitMQ node
-of its own and two nodes joined by ``saphira-openstack-setup-compute`` (the real compute
+"""Issue 13's acceptance on one test bed: a controller on PostgreSQL and a RabbitMQ node of
+its own and two nodes joined by ``saphira-openstack-setup-compute`` (the real compute
 agent on libvirt TCG and the real network agent on the node's eth1, under the tool's
 supervisor), driven through the ``openstack`` CLI and ``saphira-manage`` as an operator
 would (the waits poll through openstacksdk: a CLI run costs the guests a second of CPU).
 
 The tests run in file order on the one bed: the nodes reach the controller, discovery
 and the lists, two servers kept apart by an anti-affinity group that reach each other,
-RabbitMQ restarted while servers build, a node's network agent killed while servers
-build there, one server cold-migrated and resized between the
-nodes with a marker on its disk, then a node's compute agent killed: its service goes
-down, a new server avoids it, and its server is evacuated. Then the join tool on the
-bed: a second join without ``--force`` changes nothing, ``--check`` passes on the healthy
-node and names the part broken (the killed agent, the bridge without its NIC, a corrupt
-sudoers file), and a dead controller address stops a join before anything is written.
-Last, ``down`` drops the bed's databases and virtual host.
+RabbitMQ restarted while servers build, issue 15's mixed load (long tier: simulated
+servers on a fake compute host and real ones on the nodes under concurrent clients), a
+node's network agent then its libvirt daemon killed while servers build there, one
+server cold-migrated and resized between the nodes with a marker on its disk, then a
+node's compute agent killed: its service goes down, a new server avoids it, and its
+server is evacuated. Then the join tool on the bed: a second join without ``--force``
+changes nothing, ``--check`` passes on the healthy node and names the part broken (the
+killed agent, the bridge without its NIC, a corrupt sudoers file), and a dead controller
+address stops a join before anything is written. Last, ``down`` drops the bed's
+databases and virtual host.
 
-About 7 minutes on the 2-CPU machine: the bed and both joins 70-100 s, a killed agent's
-service_down_time (30 s on the bed), TCG boots and a migration with the guest's shutdown.
+About 9 minutes on the 2-CPU machine (the load 1-2 of them): the bed and both joins
+70-100 s, a killed agent's service_down_time (30 s on the bed), TCG boots and a
+migration with the guest's shutdown.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import subprocess
 import sys
@@ -32,14 +36,16 @@ import pytest
 import requests
 
 from saphira.devtools.testbed.bed import Bed
-from saphira.devtools.testbed.controller import SERVICE_DOWN_TIME
+from saphira.devtools.testbed.controller import FAKE_HOST, SERVICE_DOWN_TIME, FakeSize
 from saphira.devtools.testbed.layout import PROVIDER_NIC
 from saphira.devtools.testbed.state import Started, start_time
 from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
 from saphira.join.services import NETWORK_AGENT
+from tests.budget import Budget
 from tests.environment import server_url
 from tests.integration.broker import PrivateBroker
 from tests.integration.testbed.bedcloud import BedCloud, probe, provider_network, qemu_io
+from tests.integration.testbed.load import Fleet, Plan, Sampler, drive, wait_gone
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
@@ -49,8 +55,8 @@ MARK_AT = "900M"  # the root disk's free space: past the image's data (its FAT, 
 BRIDGE = "br-physnet1"  # the join's provider bridge on each node
 BUILDS = 3  # servers building while RabbitMQ restarts
 DOWN_FOR = 5.0  # seconds RabbitMQ stays stopped
+LOAD = Plan(fake=100, real=2, clients=10, seconds=20)  # seconds: at least; the share sets it
 KILLED = 2  # servers building on a node while one of its daemons is killed
-PLACEMENT = {"OpenStack-API-Version": "placement 1.28"}
 FETCH = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).status)"
 # Send AMQP 0-9-1's protocol header; a broker answers with a method frame (type 1).
 AMQP = (
@@ -220,6 +226,49 @@ def test_builds_end_and_heartbeats_resume_after_a_rabbitmq_restart(
         cloud.openstack("server", "delete", "--wait", name)
 
 
+@pytest.mark.long
+def test_mixed_load_on_simulated_and_real_servers_errs_leaks_and_grows_nothing(
+    cloud: BedCloud, provider: Provider, long_budget: Budget
+) -> None:
+    """Issue 15's load, sized to the long tier's share (``bench/load.py`` runs it whole:
+    500 simulated servers, 20 real ones, 20 clients, 10 minutes): simulated servers on
+    a fake compute host beside the controller and real guests on the nodes, concurrent
+    clients acting on them; no action fails, the services' RSS (sampled every 10 s)
+    stays flat, and once every server is deleted nothing of theirs is left."""
+    state = cloud.bed.state
+    assert state is not None
+    controller = cloud.bed.controller(state)
+    assert controller is not None
+    conn = cloud.sdk
+    image, flavor = conn.image.find_image("tiny").id, conn.compute.find_flavor("tiny").id
+    fleet = Fleet(image, flavor, FAKE_HOST, conn.network.find_network("prov").id)
+    fleet.make_room(conn, LOAD)
+    sampler = Sampler(cloud.service_pids(), every=10)
+    sampler.start()
+    reals = fleet.create_real(conn, "lr", LOAD.real)  # on the nodes: no fake host yet
+    controller.fake_compute(state, 2, FakeSize())
+    try:
+        cloud.manage("cell_v2", "discover_hosts")
+        label = f"controller/{FAKE_HOST}"
+        sampler.watch(label, cloud.service_pids()[label])
+        fakes = fleet.create_fake(conn, "lf", LOAD.fake)
+        plan = dataclasses.replace(LOAD, seconds=max(LOAD.seconds, long_budget.remaining()))
+        tally = drive(cloud.connect, fleet, plan, fakes, reals)
+        sampler.stop()
+        ports = [p.id for i in reals for p in conn.network.ports(device_id=i)]
+        ids = [s.id for s in conn.compute.servers() if s.name.startswith(("lf-", "lr-", "load-"))]
+        for server_id in ids:
+            conn.compute.delete_server(server_id)
+        for server_id in ids:
+            wait_gone(conn, server_id)
+    finally:  # the later tests place servers on the nodes alone
+        cloud.openstack("compute", "service", "set", "--disable", FAKE_HOST, "nova-compute")
+    assert not tally.failed, "\n".join([str(dict(tally.failed)), *tally.errors])
+    assert sum(tally.done.values()) >= plan.clients, tally.done
+    assert sampler.grown() == {}, sampler.table()
+    assert cloud.leftovers(ids, ports) == []
+
+
 def _service_processes(cloud: BedCloud) -> list[Started]:
     """The controller's services and both nodes' agents, each running (by PID and start time)."""
     state = cloud.bed.state
@@ -233,16 +282,17 @@ def _service_processes(cloud: BedCloud) -> list[Started]:
     return found
 
 
-def test_a_nodes_network_agent_killed_mid_build_loses_nothing(
+def test_a_nodes_network_agent_then_libvirt_killed_mid_build_lose_nothing(
     cloud: BedCloud, pair: dict[str, str]
 ) -> None:
-    """On one node, its network agent SIGKILLed while servers build there (an admin's
-    forced host) and started again by the join's supervisor: every build ends ACTIVE or
-    ERROR with a fault, none in a task state; once they are deleted the node holds none
-    of their domains or taps, and neither the network service nor placement anything of
-    theirs; the node's agents are alive again."""
+    """On one node, its network agent (the join's supervisor starts it again), then its
+    libvirt daemon (started again as the bed started it), SIGKILLed while servers build
+    there (an admin's forced host): every build ends ACTIVE or ERROR with a fault, none
+    in a task state; once they are deleted the node holds none of their domains or
+    taps, and neither the network service nor placement anything of theirs."""
     node = cloud.host_of("a2")
     _builds_survive(cloud, node, "agent", lambda: cloud.kill_agent(node, NETWORK_AGENT))
+    _builds_survive(cloud, node, "libvirt", lambda: cloud.kill_libvirt(node))
     alive = {(a.host, a.agent_type) for a in cloud.sdk.network.agents() if a.is_alive}
     assert {(node, "Open vSwitch agent"), (node, "DHCP agent")} <= alive
 
@@ -262,32 +312,27 @@ def _builds_survive(cloud: BedCloud, node: str, label: str, kill: Callable[[], o
 
     wait_for(f"a build on {node}", building, timeout=120, interval=0.5)
     kill()
-    servers: list[Any] = wait_for(f"the builds settled ({label})", settled, timeout=300,
-                                  interval=1)  # fmt: skip
+    try:
+        servers: list[Any] = wait_for(f"the builds settled ({label})", settled, timeout=300,
+                                      interval=1)  # fmt: skip
+    except AssertionError as error:
+        stacks = cloud.stacks(node, "saphira-compute")
+        raise AssertionError(f"{error}; {node}'s compute agent:\n{stacks}") from None
     for server in servers:
         assert server.status == "ACTIVE" or server.fault, (server.name, server.status)
         assert server.compute_host == node, (server.name, server.compute_host)
-    _deleted_leaving_nothing(cloud, node, [s.id for s in servers])
+    _deleted_leaving_nothing(cloud, [s.id for s in servers])
 
 
 def _found(cloud: BedCloud, names: list[str]) -> list[Any]:
     return [cloud.sdk.compute.find_server(name, ignore_missing=False) for name in names]
 
 
-def _deleted_leaving_nothing(cloud: BedCloud, node: str, ids: list[str]) -> None:
+def _deleted_leaving_nothing(cloud: BedCloud, ids: list[str]) -> None:
     ports = [p.id for i in ids for p in cloud.sdk.network.ports(device_id=i)]
     for server_id in ids:
         cloud.openstack("server", "delete", "--wait", server_id)
-    inside = cloud.bed.node(node)
-    domains = inside.run(["virsh", "-c", "qemu:///system", "list", "--all", "--uuid"])
-    assert not set(ids) & set(domains.split()), domains
-    links = inside.run(["ip", "-o", "link"])
-    assert [p for p in ports if f"tap{p[:11]}" in links] == [], links
-    assert [p for i in ids for p in cloud.sdk.network.ports(device_id=i)] == []
-    placement = cloud.sdk.placement
-    held = {i: placement.get(f"/allocations/{i}", headers=PLACEMENT).json()["allocations"]
-            for i in ids}  # fmt: skip
-    assert held == {i: {} for i in ids}, held
+    assert cloud.leftovers(ids, ports) == []
 
 
 def test_a_server_cold_migrates_and_resizes_to_the_other_node_with_its_data(

@@ -37,6 +37,18 @@ POLL = 0.2
 # A compute service is down after this many seconds without a report: three of a
 # node's 10 s report intervals, where a real controller keeps Nova's 60.
 SERVICE_DOWN_TIME = 30
+FAKE_HOST = "fakes"  # the compute service of simulated hypervisors (``fake_compute``)
+
+
+@dataclass(frozen=True)
+class FakeSize:
+    """What each simulated hypervisor offers."""
+
+    vcpus: int = 64
+    memory_mb: int = 65536
+    local_gb: int = 1000
+
+
 # The services and the relay run on after `up` returns; while this process lives, it keeps
 # their Popen objects (a collected one warns that its child still runs) and reaps them at down.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -90,7 +102,7 @@ class Controller:
         unprivileged.hand_over(str(self.directory / "state"), account)
         for module in SERVICES:
             if not _running(state, f"controller/{module}"):
-                state.add(f"controller/{module}", self._start(module, nova_conf, account))
+                state.add(f"controller/{module}", self._start(module, [nova_conf], account))
                 state.save(self.layout.state_file)
 
     def _relay(self, state: BedState) -> None:
@@ -130,11 +142,31 @@ class Controller:
         path.chmod(0o640)
         return path
 
-    def _start(self, module: str, nova_conf: Path, account: reach.Account) -> int:
-        files = [self.directory / "state" / "saphira.conf", nova_conf]
+    def fake_compute(self, state: BedState, nodes: int, size: FakeSize) -> None:
+        """A compute service of simulated hypervisors beside the controller's services
+        (``saphira-compute`` with the fake driver, host FAKE_HOST, nodes ``fake1``…),
+        for load beyond what the nodes' real guests can be."""
+        label = f"controller/{FAKE_HOST}"
+        if not _running(state, label):
+            account = unprivileged.ensure_user(USER)
+            extra = self.directory / f"{FAKE_HOST}.conf"
+            extra.write_text(
+                f"[DEFAULT]\nhost = {FAKE_HOST}\ncompute_driver = fake.FakeDriver\n"
+                f"[fake_driver]\nnodes = {','.join(f'fake{n}' for n in range(1, nodes + 1))}\n"
+                f"vcpus = {size.vcpus}\nmemory_mb = {size.memory_mb}\nlocal_gb = {size.local_gb}\n",
+                encoding="utf-8",
+            )
+            files = [self.directory / "nova.conf", extra]
+            state.add(label, self._start("compute", files, account, log_name=FAKE_HOST))
+            state.save(self.layout.state_file)
+
+    def _start(
+        self, module: str, confs: list[Path], account: reach.Account, log_name: str = ""
+    ) -> int:
+        files = [self.directory / "state" / "saphira.conf", *confs]
         argv = [sys.executable, "-m", f"saphira.cmd.{module}"]
         argv += [arg for path in files for arg in ("--config-file", str(path))]
-        log = self.directory / f"{module}.log"
+        log = self.directory / f"{log_name or module}.log"
         with open(log, "ab") as out:
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
@@ -142,7 +174,7 @@ class Controller:
                 user=account.uid, group=account.gid, extra_groups=list(account.groups),
             )  # fmt: skip
         _CHILDREN[process.pid] = process
-        _wait_ready(process, log, module)
+        _wait_ready(process, log, log_name or module)
         return process.pid
 
     def join_token(self) -> str:

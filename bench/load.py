@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Issue 15's load on the test bed: simulated and real servers under concurrent clients.
+
+As root, with the test servers' variables set (as for ``testbed.py``). One bed
+(``bl0``) with its two nodes joined; the tiny image on the bed's provider
+network; then ``--fake`` simulated servers on a fake compute host beside the
+controller (``saphira-compute`` with the fake driver) and ``--real`` tiny TCG
+guests on the nodes, and ``--clients`` clients for ``--minutes``, each with its
+own connection and share of the servers, one action at a time with a pause
+between (list a page, show, reboot, stop and start, create and delete, read a
+console; every wait polls once a second: ``tests/integration/testbed/load.py``).
+The RSS of every controller service and node agent is sampled every 10 s.
+Afterwards every server is deleted and what outlives them is counted (domains,
+taps, ports, placement claims).
+
+Prints the actions done and failed, the errors, each process's RSS over the run,
+the processes whose memory grew and what was left; asserts nothing.
+
+    .venv/bin/python bench/load.py [--fake 500] [--real 20] [--clients 20] [--minutes 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from testbed import servers
+
+from saphira.devtools.benchreport.figures import Figure, emit
+from saphira.devtools.testbed.bed import Bed
+from saphira.devtools.testbed.controller import FAKE_HOST, FakeSize
+from saphira.devtools.testbed.layout import Layout
+from saphira.devtools.testbed.runner import SystemRunner
+from saphira.guest_image import build
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.integration
+from tests.integration.testbed.bedcloud import BedCloud, provider_network
+from tests.integration.testbed.load import Fleet, Plan, Sampler, drive, wait_gone
+
+
+def run(plan: Plan, image: Path) -> int:
+    bed = Bed(Layout("bl0"), SystemRunner(), say=lambda line: None)
+    cloud = BedCloud(bed)
+    try:
+        state = bed.up(servers=servers(mariadb=False))
+        controller = bed.controller(state)
+        assert controller is not None
+        cloud.manage("cell_v2", "discover_hosts")
+        provider_network(cloud, image)
+        conn = cloud.sdk
+        fleet = Fleet(conn.image.find_image("tiny").id, conn.compute.find_flavor("tiny").id,
+                      FAKE_HOST, conn.network.find_network("prov").id)  # fmt: skip
+        fleet.make_room(conn, plan)
+        sampler = Sampler(cloud.service_pids(), every=10)
+        sampler.start()
+        start = time.perf_counter()
+        reals = fleet.create_real(conn, "lr", plan.real)  # on the nodes: no fake host yet
+        made_real = time.perf_counter() - start
+        size = FakeSize(vcpus=max(64, plan.fake // 4), memory_mb=max(65536, plan.fake * 256))
+        controller.fake_compute(state, 4, size)
+        cloud.manage("cell_v2", "discover_hosts")
+        sampler.watch(f"controller/{FAKE_HOST}", cloud.service_pids()[f"controller/{FAKE_HOST}"])
+        start = time.perf_counter()
+        fakes = fleet.create_fake(conn, "lf", plan.fake)
+        made_fake = time.perf_counter() - start
+        print(f"{plan.real} real servers ACTIVE in {made_real:.0f} s, "
+              f"{plan.fake} simulated in {made_fake:.0f} s")  # fmt: skip
+        tally = drive(cloud.connect, fleet, plan, fakes, reals)
+        sampler.stop()
+        ports = [p.id for i in reals for p in conn.network.ports(device_id=i)]
+        ids = [s.id for s in conn.compute.servers() if s.name.startswith(("lf-", "lr-", "load-"))]
+        for server_id in ids:
+            conn.compute.delete_server(server_id)
+        for server_id in ids:
+            wait_gone(conn, server_id)
+        left = cloud.leftovers(ids, ports)
+    finally:
+        problems = bed.down()
+        if problems:
+            print(f"bed {bed.layout.bed}: down left {problems}", file=sys.stderr)
+    done, failed = sum(tally.done.values()), sum(tally.failed.values())
+    print(f"actions: {done} done {dict(tally.done)}, {failed} failed {dict(tally.failed)}")
+    print("\n".join(tally.errors))
+    print("\n".join(sampler.table()))
+    print(f"grown: {sampler.grown() or 'none'}; left after the deletes: {left or 'nothing'}")
+    rate = done / plan.seconds
+    emit(Figure("load.actions_per_s", "load: client actions per second", rate, "/s", "higher"))
+    emit(Figure("load.failed", "load: actions failed", float(failed), ""))
+    emit(Figure("load.grown", "load: processes whose RSS grew", float(len(sampler.grown())), ""))
+    emit(Figure("load.left", "load: things left after the deletes", float(len(left)), ""))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fake", type=int, default=500)
+    parser.add_argument("--real", type=int, default=20)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--minutes", type=float, default=10)
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        print("run as root: namespaces, mounts and daemons need it", file=sys.stderr)
+        return 2
+    image = build(Path(os.environ.get("TMPDIR", "/var/tmp")) / "saphira-bench-tiny").qcow2
+    plan = Plan(args.fake, args.real, args.clients, args.minutes * 60)
+    print(f"load average {os.getloadavg()[0]:.2f}; {plan}")
+    return run(plan, image)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
