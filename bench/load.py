@@ -38,7 +38,7 @@ from saphira.guest_image import build
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.integration
 from tests.integration.testbed.bedcloud import BedCloud, provider_network
-from tests.integration.testbed.load import Fleet, Plan, Sampler, drive, wait_gone
+from tests.integration.testbed.load import FAKE, REAL, Fleet, Plan, Sampler, delete_all, drive
 
 
 def run(plan: Plan, image: Path) -> int:
@@ -57,25 +57,20 @@ def run(plan: Plan, image: Path) -> int:
         sampler = Sampler(cloud.service_pids(), every=10)
         sampler.start()
         start = time.perf_counter()
-        reals = fleet.create_real(conn, "lr", plan.real)  # on the nodes: no fake host yet
+        reals = fleet.create_real(conn, REAL, plan.real)  # on the nodes: no fake host yet
         made_real = time.perf_counter() - start
         size = FakeSize(vcpus=max(64, plan.fake // 4), memory_mb=max(65536, plan.fake * 256))
         controller.fake_compute(state, 4, size)
         cloud.manage("cell_v2", "discover_hosts")
         sampler.watch(f"controller/{FAKE_HOST}", cloud.service_pids()[f"controller/{FAKE_HOST}"])
         start = time.perf_counter()
-        fakes = fleet.create_fake(conn, "lf", plan.fake)
+        fakes = fleet.create_fake(conn, FAKE, plan.fake)
         made_fake = time.perf_counter() - start
         print(f"{plan.real} real servers ACTIVE in {made_real:.0f} s, "
               f"{plan.fake} simulated in {made_fake:.0f} s")  # fmt: skip
         tally = drive(cloud.connect, fleet, plan, fakes, reals)
         sampler.stop()
-        ports = [p.id for i in reals for p in conn.network.ports(device_id=i)]
-        ids = [s.id for s in conn.compute.servers() if s.name.startswith(("lf-", "lr-", "load-"))]
-        for server_id in ids:
-            conn.compute.delete_server(server_id)
-        for server_id in ids:
-            wait_gone(conn, server_id)
+        ids, ports = delete_all(conn, reals)
         left = cloud.leftovers(ids, ports)
     finally:
         problems = bed.down()

@@ -27,6 +27,8 @@ from typing import Any
 POLL = 1.0  # seconds between the polls of a wait
 PAUSE = 0.5  # seconds a client rests between actions
 WAIT = 180.0  # seconds an action may wait for its server
+FAKE, REAL, CHURN = "lf", "lr", "load-c"  # the name prefixes of the load's servers
+NAMES = (f"{FAKE}-", f"{REAL}-", CHURN)
 BATCH = 50  # simulated servers per create request (min_count = max_count)
 ACTIONS = ("list", "show", "reboot", "stop_start", "churn", "console")
 WEIGHTS = (3, 4, 2, 1, 1, 2)
@@ -187,6 +189,18 @@ class Client:
         return None
 
 
+def delete_all(conn: Any, reals: list[str]) -> tuple[list[str], list[str]]:
+    """Delete every server the load made and wait until each is gone: their ids and the
+    real ones' ports, for the leak check."""
+    ports = [p.id for i in reals for p in conn.network.ports(device_id=i)]
+    ids = [s.id for s in conn.compute.servers() if s.name.startswith(NAMES)]
+    for server_id in ids:
+        conn.compute.delete_server(server_id)
+    for server_id in ids:
+        wait_gone(conn, server_id)
+    return ids, ports
+
+
 def drive(
     connect: Callable[[], Any], fleet: Fleet, plan: Plan, fakes: list[str], reals: list[str]
 ) -> Tally:
@@ -195,7 +209,7 @@ def drive(
     everyone = [*fakes, *reals]
     share = plan.clients
     clients = [
-        Client(connect(), fleet, fakes[n::share], reals[n::share], everyone, f"load-c{n}")
+        Client(connect(), fleet, fakes[n::share], reals[n::share], everyone, f"{CHURN}{n}")
         for n in range(share)
     ]
     deadline = time.monotonic() + plan.seconds

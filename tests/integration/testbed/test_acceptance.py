@@ -45,7 +45,7 @@ from tests.budget import Budget
 from tests.environment import server_url
 from tests.integration.broker import PrivateBroker
 from tests.integration.testbed.bedcloud import BedCloud, probe, provider_network, qemu_io
-from tests.integration.testbed.load import Fleet, Plan, Sampler, drive, wait_gone
+from tests.integration.testbed.load import FAKE, REAL, Fleet, Plan, Sampler, delete_all, drive
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration
@@ -245,22 +245,17 @@ def test_mixed_load_on_simulated_and_real_servers_errs_leaks_and_grows_nothing(
     fleet.make_room(conn, LOAD)
     sampler = Sampler(cloud.service_pids(), every=10)
     sampler.start()
-    reals = fleet.create_real(conn, "lr", LOAD.real)  # on the nodes: no fake host yet
+    reals = fleet.create_real(conn, REAL, LOAD.real)  # on the nodes: no fake host yet
     controller.fake_compute(state, 2, FakeSize())
     try:
         cloud.manage("cell_v2", "discover_hosts")
         label = f"controller/{FAKE_HOST}"
         sampler.watch(label, cloud.service_pids()[label])
-        fakes = fleet.create_fake(conn, "lf", LOAD.fake)
+        fakes = fleet.create_fake(conn, FAKE, LOAD.fake)
         plan = dataclasses.replace(LOAD, seconds=max(LOAD.seconds, long_budget.remaining()))
         tally = drive(cloud.connect, fleet, plan, fakes, reals)
         sampler.stop()
-        ports = [p.id for i in reals for p in conn.network.ports(device_id=i)]
-        ids = [s.id for s in conn.compute.servers() if s.name.startswith(("lf-", "lr-", "load-"))]
-        for server_id in ids:
-            conn.compute.delete_server(server_id)
-        for server_id in ids:
-            wait_gone(conn, server_id)
+        ids, ports = delete_all(conn, reals)
     finally:  # the later tests place servers on the nodes alone
         cloud.openstack("compute", "service", "set", "--disable", FAKE_HOST, "nova-compute")
     assert not tally.failed, "\n".join([str(dict(tally.failed)), *tally.errors])
