@@ -80,6 +80,13 @@ class ManagedProcess:
         self.proc.send_signal(signum)
         try:
             return self.proc.wait(timeout=self.stop_timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGUSR2)  # a saphira service writes its stacks
+            time.sleep(2)
+            raise AssertionError(
+                f"{self.label} did not stop within {self.stop_timeout:g} s; its log, with its "
+                f"threads' stacks where it writes them:\n{self.log()[-20000:]}"
+            ) from None
         finally:
             self.kill()
 

@@ -8,7 +8,9 @@ request they served. Lines outside a request show "-".
 
 from __future__ import annotations
 
+import faulthandler
 import logging
+import signal
 import sys
 
 from oslo_config import cfg
@@ -43,3 +45,9 @@ def setup(conf: cfg.ConfigOpts) -> logging.Handler:
     for name in _QUIET:
         logging.getLogger(name).setLevel(logging.WARNING)
     return handler
+
+
+def stacks_on_sigusr2() -> None:
+    """SIGUSR2 writes every thread's stack to stderr (a service's log under the join's
+    supervisor and the tests): what a hung service waits on, as Nova's report on SIGUSR2."""
+    faulthandler.register(signal.SIGUSR2, all_threads=True)

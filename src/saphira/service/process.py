@@ -10,7 +10,6 @@ error (nothing has started then). SIGUSR2 writes every thread's stack to stderr.
 from __future__ import annotations
 
 import argparse
-import faulthandler
 import logging
 import signal
 import sys
@@ -160,9 +159,7 @@ def run(prog: str, start: Starter, argv: Sequence[str] | None = None) -> int:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, on_signal)
-    # SIGUSR2 writes every thread's stack to stderr (the service's log under the join's
-    # supervisor): what a hung service is waiting on, as Nova's report on SIGUSR2 shows.
-    faulthandler.register(signal.SIGUSR2, all_threads=True)
+    logs.stacks_on_sigusr2()
     try:
         service = start(conf)
     except SaphiraError as error:

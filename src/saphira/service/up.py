@@ -24,7 +24,15 @@ from saphira import conf as saphira_conf
 from saphira.clients.tls import trust_own_endpoints
 from saphira.exception import ConfigError, SaphiraError
 from saphira.privsep import context as privileged
-from saphira.service import clientconf, firstrun, memory, provider_net, registry, tiny_image
+from saphira.service import (
+    clientconf,
+    firstrun,
+    logs,
+    memory,
+    provider_net,
+    registry,
+    tiny_image,
+)
 from saphira.service.plane import ALL, NETWORK, NETWORK_AGENTS, ControlPlane
 from saphira.service.purge import recorded
 from saphira.service.runner import Runner
@@ -141,6 +149,7 @@ def serve(conf: cfg.ConfigOpts, out: TextIO = sys.stdout, *, extras: Extras = Ex
         runner.request_stop(f"{signal.Signals(signum).name} received")
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    logs.stacks_on_sigusr2()
     try:
         return _serve(conf, runner, out, extras)
     finally:
