@@ -16,7 +16,7 @@ taps, ports, placement claims).
 Prints the actions done and failed, the errors, each process's RSS over the run,
 the processes whose memory grew and what was left; asserts nothing.
 
-    .venv/bin/python bench/load.py [--fake 500] [--real 20] [--clients 20] [--minutes 10]
+    .venv/bin/python bench/load.py [--fake 500] [--real 16] [--clients 20] [--minutes 10]
 """
 
 from __future__ import annotations
@@ -92,7 +92,9 @@ def run(plan: Plan, image: Path) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fake", type=int, default=500)
-    parser.add_argument("--real", type=int, default=20)
+    # 16: each bed node has 2 CPUs at the default allocation ratio of 4, 8 tiny guests;
+    # the issue's 20 would need a higher ratio on the nodes (the join sets none).
+    parser.add_argument("--real", type=int, default=16)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--minutes", type=float, default=10)
     args = parser.parse_args()

@@ -231,7 +231,7 @@ def test_mixed_load_on_simulated_and_real_servers_errs_leaks_and_grows_nothing(
     cloud: BedCloud, provider: Provider, long_budget: Budget
 ) -> None:
     """Issue 15's load, sized to the long tier's share (``bench/load.py`` runs it whole:
-    500 simulated servers, 20 real ones, 20 clients, 10 minutes): simulated servers on
+    500 simulated servers, 16 real ones, 20 clients, 10 minutes): simulated servers on
     a fake compute host beside the controller and real guests on the nodes, concurrent
     clients acting on them; no action fails, the services' RSS (sampled every 10 s)
     stays flat, and once every server is deleted nothing of theirs is left."""
