@@ -38,9 +38,9 @@ def reconcile_once(manager: ComputeManager, ctxt: RequestContext | None = None) 
         )
         if decision.noop:
             continue
-        if decision.power_off_guest and not _still_off(manager, ctxt, instance.uuid):
-            continue
         if decision.power_off_guest:
+            if not _still_off(manager, ctxt, instance.uuid):
+                continue
             driver.power_off(instance)
         if decision.event is None:
             continue
