@@ -10,7 +10,8 @@ Every wait polls once a second. An action that raises, a server that ends in ERR
 or a wait that runs out counts as failed, with its message kept.
 
 ``Sampler`` reads the RSS (``VmRSS``) of the given processes every ``every``
-seconds; ``Sampler.grown`` names those whose memory did not stay flat.
+seconds; ``Sampler.grown`` names those whose memory did not stay flat after the
+warm-up.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ NAMES = (f"{FAKE}-", f"{REAL}-", CHURN)
 BATCH = 50  # simulated servers per create request (min_count = max_count)
 ACTIONS = ("list", "show", "reboot", "stop_start", "churn", "console")
 WEIGHTS = (3, 4, 2, 1, 1, 2)
-# Flat: the last third's median at most this much above the first third's.
+# Flat: the last third's floor at most this much above the first third's median.
 FLAT_RATIO, FLAT_SLACK_KB = 1.10, 16 * 1024
 
 
@@ -221,6 +222,21 @@ def drive(
     return tally
 
 
+def grew(kbs: list[int]) -> tuple[int, int] | None:
+    """(start, floor) in kB when these RSS samples, in order, grew: the floor (least)
+    of their last third above the median of their first third by more than
+    FLAT_RATIO and FLAT_SLACK_KB, None when they stayed flat; fewer than 3 samples
+    cannot say, and are refused. The floor, because a leak lifts every later sample
+    while a burst of work lifts a few and the allocator gives it back."""
+    if len(kbs) < 3:
+        raise ValueError(f"{len(kbs)} RSS samples cannot say whether memory grew")
+    third = len(kbs) // 3
+    start, floor = statistics.median(kbs[:third]), min(kbs[-third:])
+    if floor > start * FLAT_RATIO + FLAT_SLACK_KB:
+        return int(start), int(floor)
+    return None
+
+
 def rss_kb(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/status", encoding="utf-8") as status:
@@ -238,7 +254,8 @@ class Sampler(threading.Thread):
     def __init__(self, pids: dict[str, int], every: float) -> None:
         super().__init__(daemon=True)
         self.pids, self.every = dict(pids), every
-        self.samples: dict[str, list[int]] = {label: [] for label in pids}
+        # label -> (time.monotonic(), kB) in the order taken
+        self.samples: dict[str, list[tuple[float, int]]] = {label: [] for label in pids}
         self._stop_event = threading.Event()
         self._lock = threading.Lock()
 
@@ -254,7 +271,7 @@ class Sampler(threading.Thread):
             for label, pid in pids.items():
                 kb = rss_kb(pid)
                 if kb is not None:
-                    self.samples.setdefault(label, []).append(kb)
+                    self.samples.setdefault(label, []).append((time.monotonic(), kb))
             if self._stop_event.wait(self.every):
                 return
 
@@ -262,21 +279,22 @@ class Sampler(threading.Thread):
         self._stop_event.set()
         self.join()
 
-    def grown(self) -> dict[str, tuple[int, int]]:
-        """Processes whose last third's median RSS exceeds the first third's by more
-        than FLAT_RATIO and FLAT_SLACK_KB: label -> (first, last) in kB."""
+    def grown(self, since: float) -> dict[str, tuple[int, int]]:
+        """Processes whose memory grew over the samples taken from ``since`` (a
+        ``time.monotonic()``) on: label -> (start, floor) in kB (``grew``). What comes
+        before ``since`` is the warm-up: caches filling, thread pools growing to the
+        clients' concurrency, a working set that a leak check must not count."""
         found = {}
-        for label, kbs in self.samples.items():
-            third = max(1, len(kbs) // 3)
-            first, last = statistics.median(kbs[:third]), statistics.median(kbs[-third:])
-            if last > first * FLAT_RATIO + FLAT_SLACK_KB:
-                found[label] = (int(first), int(last))
+        for label, samples in self.samples.items():
+            growth = grew([kb for at, kb in samples if at >= since])
+            if growth is not None:
+                found[label] = growth
         return found
 
     def table(self) -> list[str]:
         return [
             f"{label}: {len(kbs)} samples, {min(kbs) // 1024}-{max(kbs) // 1024} MiB, "
             f"first {kbs[0] // 1024} MiB, last {kbs[-1] // 1024} MiB"
-            for label, kbs in self.samples.items()
+            for label, kbs in ((label, [kb for _, kb in s]) for label, s in self.samples.items())
             if kbs
         ]
