@@ -4,15 +4,16 @@
 The always-run test gives each operation one negative and one positive example
 with one role in turn (the examples are derandomized: the same every run); the
 ``long`` one every operation with every role, more examples (random ones), the
-compute project twins and stateful create -> show -> update -> delete sequences
-along the documents' links, a third of its share of the long tier's budget each
-(tests/budget.py).
+compute project twins, positive examples again at the oldest microversions
+(compute 2.1, placement 1.0) and stateful create -> show -> update -> delete
+sequences along the documents' links, a quarter of its share of the long tier's
+budget each (tests/budget.py).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 import pytest
 import requests
@@ -23,7 +24,7 @@ from saphira.service import registry
 from tests.budget import Budget
 from tests.functional.cloud import Cloud, start_cloud
 from tests.functional.openapi import stateful
-from tests.functional.openapi.engine import Finding, Run, fuzz, load
+from tests.functional.openapi.engine import OLDEST, Finding, Run, fuzz, load
 from tests.functional.openapi.plan import APIS, ROLES, plan
 from tests.functional.openapi.snapshot import changed, snapshot, warm_up
 from tests.functional.policy import world as world_module
@@ -75,11 +76,14 @@ def _batch(
     *,
     every_role: bool,
     deadline: float = float("inf"),
+    apis: Collection[str] = APIS,
 ) -> list[Finding]:
     findings: list[Finding] = []
     for route, caller in plan(every_role=every_role, twins=every_role):
         if time.monotonic() > deadline:
             break
+        if route.api not in apis:
+            continue
         findings += fuzz(schemas[route.api], world, route, caller, mode, run)
     return findings
 
@@ -103,8 +107,8 @@ def test_every_operation_rejects_garbage_and_never_fails(
 def test_every_operation_as_every_role_and_stateful_links(
     world: World, schemas: dict[str, schemathesis.BaseSchema], long_budget: Budget
 ) -> None:
-    third = long_budget.seconds / 3  # negative, positive, sequences: each reached
-    ends = [long_budget.started + third * part for part in (1, 2, 3)]
+    quarter = long_budget.seconds / 4  # negative, positive, oldest, sequences: each reached
+    ends = [long_budget.started + quarter * part for part in (1, 2, 3, 4)]
     run = Run(5, derandomize=False)
     before = snapshot(world)
     rejected = _batch(
@@ -114,6 +118,9 @@ def test_every_operation_as_every_role_and_stateful_links(
     accepted = _batch(
         world, schemas, GenerationMode.POSITIVE, run, every_role=True, deadline=ends[1]
     )
-    sequences = stateful.run_all(world, schemas, (Caller.ADMIN, Caller.MEMBER), ends[2])
+    old = Run(5, derandomize=False, versions=OLDEST)
+    accepted += _batch(world, schemas, GenerationMode.POSITIVE, old, every_role=True,
+                       deadline=ends[2], apis=tuple(OLDEST))  # fmt: skip
+    sequences = stateful.run_all(world, schemas, (Caller.ADMIN, Caller.MEMBER), ends[3])
     assert not rejected + accepted + sequences, _report(rejected + accepted + sequences)
     assert not written, f"rejected calls changed {written}"

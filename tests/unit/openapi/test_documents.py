@@ -8,6 +8,7 @@ import pytest
 from openapi_spec_validator import validate
 from werkzeug.test import Client
 
+from saphira.api.compute import server_query
 from saphira.api.image.app import Settings
 from saphira.api.openapi import PATH, OpenAPIFirst, document
 from saphira.api.openapi.model import ApiSpec
@@ -75,6 +76,14 @@ def test_compute_documents_the_microversion_header() -> None:
     assert names == ["OpenStack-API-Version"]
     body = servers["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["server"]
+
+
+def test_the_servers_lists_document_every_filter_the_api_knows() -> None:
+    """The fuzzer sends what is described: the filters, the sort and the paging all."""
+    paths = document(FIXED["compute"])["paths"]
+    for path in ("/v2.1/servers", "/v2.1/servers/detail"):
+        params = paths[path]["get"]["parameters"]
+        assert {p["name"] for p in params if p["in"] == "query"} == server_query.newest()
 
 
 def test_draft4_exclusive_bounds_become_2020_numbers() -> None:

@@ -35,6 +35,11 @@ IGNORED_SORT_KEYS = frozenset({
 })  # fmt: skip
 
 
+def newest() -> frozenset[str]:
+    """Every parameter the newest microversion knows (the API's description lists them)."""
+    return _V21.union(*(added for _, added in _ADDED))
+
+
 def known(call: Call) -> set[str]:
     names = set(_V21)
     for version, added in _ADDED:

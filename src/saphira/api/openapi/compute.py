@@ -12,6 +12,7 @@ from saphira.api.compute import (
     security_groups,
     server_interfaces,
     server_metadata,
+    server_query,
     server_schemas,
 )
 from saphira.api.compute.app import Endpoint
@@ -84,9 +85,13 @@ RESPONSES = {
 }
 _LIMIT = Query("limit", {"type": "integer", "minimum": 0})
 _PAGED = (_LIMIT, Query("marker", {"type": "string"}))
+# The servers' filters and sort, each read as text (a time, a number or a flag is parsed
+# from it, and a 400 says when it cannot be).
+_SERVER_QUERY = (*_PAGED, *(Query(name, {"type": "string"}) for name in sorted(
+    server_query.newest() - {"limit", "marker"})))  # fmt: skip
 QUERY: dict[tuple[str, str], tuple[Query, ...]] = {
-    ("GET", "/v2.1/servers"): _PAGED,
-    ("GET", "/v2.1/servers/detail"): _PAGED,
+    ("GET", "/v2.1/servers"): _SERVER_QUERY,
+    ("GET", "/v2.1/servers/detail"): _SERVER_QUERY,
     ("GET", "/v2.1/flavors"): _PAGED,
     ("GET", "/v2.1/flavors/detail"): _PAGED,
     ("GET", "/v2.1/os-keypairs"): _PAGED,
