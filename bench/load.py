@@ -108,7 +108,7 @@ def run(plan: Plan, image: Path) -> int:
     done, failed = sum(tally.done.values()), sum(tally.failed.values())
     print(f"actions: {done} done {dict(tally.done)}, {failed} failed {dict(tally.failed)}")
     print("\n".join(tally.errors))
-    print("\n".join(sampler.table()))
+    print("\n".join(sampler.table(since=warm)))
     grown = sampler.grown(since=warm)
     print(f"grown: {grown or 'none'}; left after the deletes: {left or 'nothing'}")
     rate = done / plan.seconds

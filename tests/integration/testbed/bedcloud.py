@@ -11,6 +11,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,6 +138,40 @@ class BedCloud:
             found += [f"claim of {server_id}"] if held["allocations"] else []
         return found
 
+    def dhcp_served(self, node: str) -> Counter[str]:
+        """The node's dnsmasq processes by the network they serve (their ``--pid-file``
+        is ``<state>/dhcp/<network>/pid``)."""
+        prefix = f"--pid-file={self.bed.node(node).state_dir / 'dhcp'}/"
+        served: Counter[str] = Counter()
+        for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+            try:
+                argv = cmdline.read_bytes().split(b"\0")
+            except OSError:  # gone meanwhile
+                continue
+            if Path(argv[0].decode(errors="replace")).name != "dnsmasq":
+                continue
+            for arg in (a.decode(errors="replace") for a in argv):
+                if arg.startswith(prefix):
+                    served[Path(arg.removeprefix("--pid-file=")).parent.name] += 1
+        return served
+
+    def namespaces(self, node: str) -> set[str]:
+        return {entry["name"] for entry in json.loads(self.bed.node(node).run(
+            ["ip", "-j", "netns", "list"]) or "[]")}  # fmt: skip
+
+    def dhcp_leftovers(self) -> list[str]:
+        """What of DHCP outlives its network or doubles on a node: a ``qdhcp-`` namespace
+        or a dnsmasq of a network that is gone, a second dnsmasq for one network."""
+        networks = {n.id for n in self.sdk.network.networks()}
+        found = []
+        for name in self.bed.layout.nodes:
+            found += [f"{name}: namespace {space}" for space in sorted(self.namespaces(name))
+                      if space.startswith("qdhcp-") and space[6:] not in networks]  # fmt: skip
+            for network, count in sorted(self.dhcp_served(name).items()):
+                if count > 1 or network not in networks:
+                    found.append(f"{name}: {count} dnsmasq for network {network}")
+        return found
+
     def stacks(self, node: str, service: str) -> str:
         """The threads' stacks of a node's agent (SIGUSR2), as its log's last part shows them."""
         log = self.bed.node(node).state_dir / "log" / f"{service}.log"
@@ -165,10 +201,14 @@ class BedCloud:
         return self.setup_compute(node, "--check", "--config-dir", str(found.config_dir),
                                   "--state-dir", str(found.state_dir))  # fmt: skip
 
-    def kill_agent(self, node: str, service: str) -> int:
-        """SIGKILL one of the node's agents (its supervisor starts it again); the new PID."""
+    def kill_agent(
+        self, node: str, service: str, meanwhile: Callable[[], object] = lambda: None
+    ) -> int:
+        """SIGKILL one of the node's agents (its supervisor starts it again), do
+        ``meanwhile`` (the agent, a new process, takes seconds to start); the new PID."""
         old = self.agent_pid(node, service)
         os.kill(old, signal.SIGKILL)
+        meanwhile()
 
         def restarted() -> int | None:
             try:

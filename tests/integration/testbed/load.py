@@ -222,19 +222,22 @@ def drive(
     return tally
 
 
-def grew(kbs: list[int]) -> tuple[int, int] | None:
-    """(start, floor) in kB when these RSS samples, in order, grew: the floor (least)
-    of their last third above the median of their first third by more than
-    FLAT_RATIO and FLAT_SLACK_KB, None when they stayed flat; fewer than 3 samples
-    cannot say, and are refused. The floor, because a leak lifts every later sample
-    while a burst of work lifts a few and the allocator gives it back."""
+def start_and_floor(kbs: list[int]) -> tuple[int, int]:
+    """The median of the first third of these RSS samples (in order) and the least of
+    the last third, in kB; fewer than 3 samples cannot say, and are refused."""
     if len(kbs) < 3:
         raise ValueError(f"{len(kbs)} RSS samples cannot say whether memory grew")
     third = len(kbs) // 3
-    start, floor = statistics.median(kbs[:third]), min(kbs[-third:])
-    if floor > start * FLAT_RATIO + FLAT_SLACK_KB:
-        return int(start), int(floor)
-    return None
+    return int(statistics.median(kbs[:third])), min(kbs[-third:])
+
+
+def grew(kbs: list[int]) -> tuple[int, int] | None:
+    """(start, floor) when these RSS samples grew: the floor above the start by more than
+    FLAT_RATIO and FLAT_SLACK_KB; None when they stayed flat. The floor, because a leak
+    lifts every later sample while a burst of work lifts a few and the allocator gives
+    it back."""
+    start, floor = start_and_floor(kbs)
+    return (start, floor) if floor > start * FLAT_RATIO + FLAT_SLACK_KB else None
 
 
 def rss_kb(pid: int) -> int | None:
@@ -291,10 +294,20 @@ class Sampler(threading.Thread):
                 found[label] = growth
         return found
 
-    def table(self) -> list[str]:
-        return [
-            f"{label}: {len(kbs)} samples, {min(kbs) // 1024}-{max(kbs) // 1024} MiB, "
-            f"first {kbs[0] // 1024} MiB, last {kbs[-1] // 1024} MiB"
-            for label, kbs in ((label, [kb for _, kb in s]) for label, s in self.samples.items())
-            if kbs
-        ]
+    def table(self, since: float) -> list[str]:
+        """A line per process: all its samples, then those judged (from ``since`` on):
+        their first third's median and last third's floor, as ``grown`` compares them."""
+        lines = []
+        for label, samples in self.samples.items():
+            kbs = [kb for _, kb in samples]
+            judged = [kb for at, kb in samples if at >= since]
+            if not kbs:
+                continue
+            line = (f"{label}: {len(kbs)} samples, {min(kbs) // 1024}-{max(kbs) // 1024} MiB, "
+                    f"first {kbs[0] // 1024} MiB, last {kbs[-1] // 1024} MiB")  # fmt: skip
+            if len(judged) >= 3:
+                start, floor = start_and_floor(judged)
+                line += (f"; after the warm-up {len(judged)} samples, median {start / 1024:.0f}"
+                         f" MiB at first, floor {floor / 1024:.0f} MiB at last")  # fmt: skip
+            lines.append(line)
+        return lines

@@ -263,7 +263,7 @@ def test_mixed_load_on_simulated_and_real_servers_errs_leaks_and_grows_nothing(
         cloud.openstack("compute", "service", "set", "--disable", FAKE_HOST, "nova-compute")
     assert not tally.failed, "\n".join([str(dict(tally.failed)), *tally.errors])
     assert sum(tally.done.values()) >= plan.clients, tally.done
-    assert sampler.grown(since=warm) == {}, sampler.table()
+    assert sampler.grown(since=warm) == {}, sampler.table(since=warm)
     assert cloud.leftovers(ids, ports) == []
 
 
@@ -287,12 +287,35 @@ def test_a_nodes_network_agent_then_libvirt_killed_mid_build_lose_nothing(
     libvirt daemon (started again as the bed started it), SIGKILLed while servers build
     there (an admin's forced host): every build ends ACTIVE or ERROR with a fault, none
     in a task state; once they are deleted the node holds none of their domains or
-    taps, and neither the network service nor placement anything of theirs."""
+    taps, and neither the network service nor placement anything of theirs. A network
+    deleted as the agent dies loses its namespace and dnsmasq on every node once the
+    new agent runs, and no network is served twice."""
     node = cloud.host_of("a2")
-    _builds_survive(cloud, node, "agent", lambda: cloud.kill_agent(node, NETWORK_AGENT))
+    gone = _served_everywhere(cloud, "gone-net", "10.199.0.0/24")
+
+    def kill() -> object:
+        return cloud.kill_agent(node, NETWORK_AGENT, lambda: cloud.sdk.network.delete_network(gone))
+
+    _builds_survive(cloud, node, "agent", kill)
     _builds_survive(cloud, node, "libvirt", lambda: cloud.kill_libvirt(node))
+    wait_for("no DHCP leftovers", lambda: not cloud.dhcp_leftovers(), timeout=60, interval=1)
+    assert all(gone not in cloud.dhcp_served(name) for name in NODES)
     alive = {(a.host, a.agent_type) for a in cloud.sdk.network.agents() if a.is_alive}
     assert {(node, "Open vSwitch agent"), (node, "DHCP agent")} <= alive
+
+
+def _served_everywhere(cloud: BedCloud, name: str, cidr: str) -> str:
+    """A project network (VLAN on physnet1) with a DHCP subnet, once every node's DHCP
+    agent serves it (its namespace and one dnsmasq): its id."""
+    network = cloud.sdk.network.create_network(name=name)
+    cloud.sdk.network.create_subnet(network_id=network.id, cidr=cidr, ip_version=4)
+
+    def served() -> bool:
+        return all(cloud.dhcp_served(n)[network.id] == 1 and f"qdhcp-{network.id}"
+                   in cloud.namespaces(n) for n in NODES)  # fmt: skip
+
+    wait_for(f"{name} served on {', '.join(NODES)}", served, timeout=60, interval=1)
+    return str(network.id)
 
 
 def _builds_survive(cloud: BedCloud, node: str, label: str, kill: Callable[[], object]) -> None:
