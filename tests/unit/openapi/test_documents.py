@@ -57,6 +57,26 @@ def test_every_body_table_entry_names_a_route(spec: ApiSpec) -> None:
     assert set(spec.bodies) <= served, set(spec.bodies) - served
 
 
+def test_every_answer_names_a_route_and_the_main_shows_have_one(spec: ApiSpec) -> None:
+    """Success bodies are described for the shows and lists of the main resources (the
+    fuzzer checks every answer against them); one keyed by no route would describe nothing."""
+    served = {(m, spec.rule_key(r.rule)) for r in spec.routes() for m in methods(r)}
+    assert set(spec.responses) <= served, set(spec.responses) - served
+    described = {key for key, answers in spec.responses.items() if "200" in answers}
+    assert described >= MAIN_SHOWS.get(spec.name, set()), MAIN_SHOWS[spec.name] - described
+
+
+MAIN_SHOWS = {
+    "compute": {("GET", "/v2.1/servers/<server_id>"), ("GET", "/v2.1/flavors/<flavor_id>"),
+                ("GET", "/v2.1/servers/detail")},
+    "network": {("GET", "/v2.0/networks/<net_id>"), ("GET", "/v2.0/ports/<port_id>"),
+                ("GET", "/v2.0/subnets/<subnet_id>")},
+    "image": {("GET", "/v2/images/<image_id>"), ("GET", "/v2/images")},
+    "identity": {("GET", "/v3/projects/<project_id>"), ("GET", "/v3/users/<user_id>")},
+    "placement": {("GET", "/resource_providers/<uuid>")},
+}  # fmt: skip
+
+
 def test_links_name_real_operations(spec: ApiSpec) -> None:
     described = document(spec)
     ids = {op["operationId"] for item in described["paths"].values() for op in _ops(item)}

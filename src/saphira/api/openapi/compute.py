@@ -16,6 +16,7 @@ from saphira.api.compute import (
     server_schemas,
 )
 from saphira.api.compute.app import Endpoint
+from saphira.api.openapi import compute_answers
 from saphira.api.openapi.model import JSON, ApiSpec, Body, Header, Link, Query, Schema
 from saphira.computesvc import quota
 from saphira.domain.join_token import REDEEM_PATH
@@ -76,12 +77,13 @@ _NO_SERVER: Schema = {
     "properties": {"events": {"type": "array", "items": {"type": "object", "required": ["code"]}}},
 }
 RESPONSES = {
+    **compute_answers.ANSWERS,
     ("POST", _EVENTS): {
         "404": {
             "description": "No event's server exists",
             "content": {JSON: {"schema": _NO_SERVER}},
         }
-    }
+    },
 }
 _LIMIT = Query("limit", {"type": "integer", "minimum": 0})
 _PAGED = (_LIMIT, Query("marker", {"type": "string"}))

@@ -7,6 +7,7 @@ from werkzeug.routing import Rule
 from saphira.api import identity
 from saphira.api.identity import schemas
 from saphira.api.identity.app import Route
+from saphira.api.openapi import identity_answers
 from saphira.api.openapi.model import ApiSpec, Body, Link, keystone_error
 
 FAULT = keystone_error({"type": "integer"})
@@ -56,4 +57,5 @@ SPEC = ApiSpec(
         _link("regions", "ident", "region"),
     ),
     fault=FAULT,
+    responses=identity_answers.ANSWERS,
 )

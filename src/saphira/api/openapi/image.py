@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from saphira.api import image
 from saphira.api.image import images, members, schemas
 from saphira.api.image.app import Settings
-from saphira.api.openapi.model import ApiSpec, Body, Link, Schema
+from saphira.api.openapi import draft4
+from saphira.api.openapi.model import ApiSpec, Body, Link, Schema, answer, listing
 
 _IMAGE = "/v2/images/<image_id>"
 _PATCH_OPS: Schema = {
@@ -33,6 +36,26 @@ def _create(settings: Settings) -> Schema:
         "type": "object",
         "properties": glance["properties"],
         "additionalProperties": glance["additionalProperties"],
+    }
+
+
+def _glance(schema: dict[str, Any]) -> Schema:
+    """A Glance schema (as ``GET /v2/schemas/...`` serves it) as a JSON Schema of the body."""
+    found: Schema = {"type": "object", "properties": schema["properties"]}
+    if "additionalProperties" in schema:
+        found["additionalProperties"] = schema["additionalProperties"]
+    converted: Schema = draft4.convert(found)
+    return converted
+
+
+def answers(settings: Settings) -> dict[tuple[str, str], dict[str, Any]]:
+    """Images and members as the image service's own schemas say they are."""
+    image, member = _glance(schemas.image_schema(settings)), _glance(schemas.MEMBER_SCHEMA)
+    return {
+        ("GET", "/v2/images"): {"200": answer(listing("images", image))},
+        ("GET", _IMAGE): {"200": answer(image)},
+        ("GET", f"{_IMAGE}/members"): {"200": answer(listing("members", member))},
+        ("GET", f"{_IMAGE}/members/<member_id>"): {"200": answer(member)},
     }
 
 
@@ -68,4 +91,5 @@ def spec(settings: Settings) -> ApiSpec:
         routes=image.routes,
         bodies=bodies(settings),
         links=(Link("/v2/images", "/v2/images/{image_id}", "image_id", "/id"),),
+        responses=answers(settings),
     )

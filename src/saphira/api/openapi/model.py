@@ -19,6 +19,27 @@ def keystone_error(code: Schema) -> Schema:
     return {"type": "object", "required": ["error"], "properties": {"error": error}}
 
 
+def answer(schema: Schema, description: str = "Success") -> dict[str, Any]:
+    """A success response whose JSON body ``schema`` describes (JSON Schema 2020-12)."""
+    return {"description": description, "content": {JSON: {"schema": schema}}}
+
+
+def record(required: list[str], properties: Schema | None = None) -> Schema:
+    """An object with these members at least (the fields every microversion or extension
+    returns); others may come, as newer microversions and extensions add them."""
+    return {"type": "object", "required": required, "properties": properties or {}}
+
+
+def listing(key: str, item: Schema) -> Schema:
+    """``{key: [item, ...]}``, and whatever paging links come beside it."""
+    return record([key], {key: {"type": "array", "items": item}})
+
+
+def wrapped(key: str, item: Schema) -> Schema:
+    """``{key: item}``: one resource under its singular name."""
+    return record([key], {key: item})
+
+
 @dataclass(frozen=True)
 class Body:
     """A request body: the schema the handler validates it with, and its media type."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from saphira.api import network
 from saphira.api.network import agents, networks, ports, secgroups, subnets
 from saphira.api.network import attributes as attrs
+from saphira.api.openapi import network_answers
 from saphira.api.openapi.model import ApiSpec, Body, Link, Query, Schema
 
 FAULT: Schema = {
@@ -150,4 +151,5 @@ SPEC = ApiSpec(
     ),
     fault=FAULT,
     query=QUERY,
+    responses=network_answers.ANSWERS,
 )

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from werkzeug.routing import Rule
 
 from saphira.api import placement
-from saphira.api.openapi.model import ApiSpec, Body, Header, Link, Schema
+from saphira.api.openapi.model import (
+    ApiSpec,
+    Body,
+    Header,
+    Link,
+    Schema,
+    answer,
+    listing,
+    record,
+)
 from saphira.api.placement import microversion, schemas
 
 _NEWEST = microversion.MAX[1]
@@ -43,6 +54,25 @@ BODIES: dict[tuple[str, str], Body] = {
 }
 
 
+# Placement's provider at every microversion: uuid, name, generation, links (parents and
+# the root from 1.14 may come too).
+_TEXT: Schema = {"type": "string"}
+_LINKS: Schema = {"type": "array", "items": record(["rel", "href"])}
+_RP = record(["uuid", "name", "generation", "links"],
+             {"uuid": _TEXT, "name": _TEXT, "generation": {"type": "integer", "minimum": 0},
+              "links": _LINKS})  # fmt: skip
+_INVENTORY = record(["total"], {"total": {"type": "integer", "minimum": 1}})
+_INVENTORIES = record(
+    ["inventories", "resource_provider_generation"],
+    {"inventories": {"type": "object", "additionalProperties": _INVENTORY}},
+)
+ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
+    ("GET", "/resource_providers"): {"200": answer(listing("resource_providers", _RP))},
+    ("GET", _PROVIDER): {"200": answer(_RP)},
+    ("GET", f"{_PROVIDER}/inventories"): {"200": answer(_INVENTORIES)},
+}
+
+
 def _public(rule: Rule) -> bool:
     endpoint = rule.endpoint
     return isinstance(endpoint, tuple) and bool(endpoint[1])
@@ -64,4 +94,5 @@ SPEC = ApiSpec(
     ),
     links=(Link("/resource_providers", "/resource_providers/{uuid}", "uuid", "/uuid"),),
     fault=FAULT,
+    responses=ANSWERS,
 )
