@@ -7,43 +7,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.model import Schema, answer, listing, record, wrapped
+from saphira.api.openapi.model import MAYBE_TEXT, TEXT, Schema, answer, listing, record, wrapped
 
-_TEXT: Schema = {"type": "string"}
-_MAYBE_TEXT: Schema = {"type": ["string", "null"]}
 _COUNT: Schema = {"type": "integer", "minimum": 0}
-LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": _TEXT, "href": _TEXT})}
-_BRIEF = record(["id", "name", "links"], {"id": _TEXT, "name": _TEXT, "links": LINKS})
-_ADDRESS = record(["addr", "version"], {"addr": _TEXT, "version": {"enum": [4, 6]}})
+LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": TEXT, "href": TEXT})}
+_BRIEF = record(["id", "name", "links"], {"id": TEXT, "name": TEXT, "links": LINKS})
+_ADDRESS = record(["addr", "version"], {"addr": TEXT, "version": {"enum": [4, 6]}})
 SERVER = record(
     ["id", "name", "status", "tenant_id", "user_id", "metadata", "hostId", "image", "flavor",
      "created", "updated", "addresses", "accessIPv4", "accessIPv6", "links"],
     {
-        "id": _TEXT, "name": _TEXT, "status": _TEXT, "tenant_id": _TEXT, "user_id": _TEXT,
-        "metadata": {"type": "object", "additionalProperties": _TEXT}, "hostId": _TEXT,
+        "id": TEXT, "name": TEXT, "status": TEXT, "tenant_id": TEXT, "user_id": TEXT,
+        "metadata": {"type": "object", "additionalProperties": TEXT}, "hostId": TEXT,
         "image": {"oneOf": [{"const": ""}, record(["id"])]}, "flavor": {"type": "object"},
-        "created": _TEXT, "updated": _TEXT, "accessIPv4": _TEXT, "accessIPv6": _TEXT,
+        "created": TEXT, "updated": TEXT, "accessIPv4": TEXT, "accessIPv6": TEXT,
         "addresses": {"type": "object", "additionalProperties": {"type": "array",
                                                                  "items": _ADDRESS}},
         "links": LINKS, "progress": _COUNT,
         "fault": record(["code", "message", "created"], {"code": {"type": "integer"}}),
-        "OS-EXT-STS:vm_state": _TEXT, "OS-EXT-STS:task_state": _MAYBE_TEXT,
-        "OS-EXT-STS:power_state": {"type": "integer"}, "key_name": _MAYBE_TEXT,
+        "OS-EXT-STS:vm_state": TEXT, "OS-EXT-STS:task_state": MAYBE_TEXT,
+        "OS-EXT-STS:power_state": {"type": "integer"}, "key_name": MAYBE_TEXT,
         "security_groups": {"type": "array", "items": record(["name"])},
     },
 )  # fmt: skip
 FLAVOR = record(
     ["id", "name", "ram", "vcpus", "disk", "links", "OS-FLV-EXT-DATA:ephemeral",
      "os-flavor-access:is_public"],
-    {"id": _TEXT, "name": _TEXT, "ram": _COUNT, "vcpus": _COUNT, "disk": _COUNT,
+    {"id": TEXT, "name": TEXT, "ram": _COUNT, "vcpus": _COUNT, "disk": _COUNT,
      "links": LINKS, "swap": {"oneOf": [_COUNT, {"const": ""}]},
      "OS-FLV-EXT-DATA:ephemeral": _COUNT, "os-flavor-access:is_public": {"type": "boolean"},
-     "description": _MAYBE_TEXT, "extra_specs": {"type": "object"}},
+     "description": MAYBE_TEXT, "extra_specs": {"type": "object"}},
 )  # fmt: skip
 _KEYPAIR = record(["name", "public_key", "fingerprint"],
-                  {"name": _TEXT, "public_key": _TEXT, "fingerprint": _TEXT})  # fmt: skip
-_GROUP = record(["id", "name", "members"], {"id": _TEXT, "name": _TEXT,
-                "members": {"type": "array", "items": _TEXT}})  # fmt: skip
+                  {"name": TEXT, "public_key": TEXT, "fingerprint": TEXT})  # fmt: skip
+_GROUP = record(["id", "name", "members"], {"id": TEXT, "name": TEXT,
+                "members": {"type": "array", "items": TEXT}})  # fmt: skip
 
 _SERVERS = "/v2.1/servers"
 _FLAVORS = "/v2.1/flavors"

@@ -5,39 +5,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.model import Schema, answer, listing, record, wrapped
+from saphira.api.openapi.model import (
+    FLAG,
+    MAYBE_TEXT,
+    TEXT,
+    Schema,
+    list_and_show,
+    listing,
+    record,
+)
 
-_TEXT: Schema = {"type": "string"}
-_MAYBE_TEXT: Schema = {"type": ["string", "null"]}
-_FLAG: Schema = {"type": "boolean"}
-_SELF = record(["self"], {"self": _TEXT})
-_NAMED = {"id": _TEXT, "name": _TEXT, "links": _SELF}
-DOMAIN = record(["id", "name", "enabled", "links"], {**_NAMED, "enabled": _FLAG,
-                "description": _MAYBE_TEXT})  # fmt: skip
+_SELF = record(["self"], {"self": TEXT})
+_NAMED = {"id": TEXT, "name": TEXT, "links": _SELF}
+DOMAIN = record(["id", "name", "enabled", "links"], {**_NAMED, "enabled": FLAG,
+                "description": MAYBE_TEXT})  # fmt: skip
 PROJECT = record(
     ["id", "name", "domain_id", "enabled", "is_domain", "parent_id", "links"],
-    {**_NAMED, "domain_id": _TEXT, "enabled": _FLAG, "is_domain": _FLAG,
-     "parent_id": _MAYBE_TEXT, "description": _MAYBE_TEXT},
+    {**_NAMED, "domain_id": TEXT, "enabled": FLAG, "is_domain": FLAG,
+     "parent_id": MAYBE_TEXT, "description": MAYBE_TEXT},
 )  # fmt: skip
 USER = record(["id", "name", "domain_id", "enabled", "links"],
-              {**_NAMED, "domain_id": _TEXT, "enabled": _FLAG,
-               "password_expires_at": _MAYBE_TEXT})  # fmt: skip
-ROLE = record(["id", "name", "links"], {**_NAMED, "domain_id": _MAYBE_TEXT})
+              {**_NAMED, "domain_id": TEXT, "enabled": FLAG,
+               "password_expires_at": MAYBE_TEXT})  # fmt: skip
+ROLE = record(["id", "name", "links"], {**_NAMED, "domain_id": MAYBE_TEXT})
 
 
-def _both(plural: str, singular: str, param: str, item: Schema) -> dict[tuple[str, str], Any]:
-    path = f"/v3/{plural}"
+def _keystone(plural: str, singular: str, param: str, item: Schema) -> dict[tuple[str, str], Any]:
+    """Keystone's lists carry their own links (self, previous, next) beside the items."""
     listed = listing(plural, item)
-    listed["properties"]["links"] = record(["self"], {"self": _TEXT})
-    return {
-        ("GET", path): {"200": answer(listed)},
-        ("GET", f"{path}/<{param}>"): {"200": answer(wrapped(singular, item))},
-    }
+    listed["properties"]["links"] = _SELF
+    return list_and_show(f"/v3/{plural}", param, (plural, singular), item, listed)
 
 
 ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
-    **_both("domains", "domain", "domain_id", DOMAIN),
-    **_both("projects", "project", "project_id", PROJECT),
-    **_both("users", "user", "user_id", USER),
-    **_both("roles", "role", "role_id", ROLE),
+    **_keystone("domains", "domain", "domain_id", DOMAIN),
+    **_keystone("projects", "project", "project_id", PROJECT),
+    **_keystone("users", "user", "user_id", USER),
+    **_keystone("roles", "role", "role_id", ROLE),
 }

@@ -19,6 +19,11 @@ def keystone_error(code: Schema) -> Schema:
     return {"type": "object", "required": ["error"], "properties": {"error": error}}
 
 
+TEXT: Schema = {"type": "string"}
+MAYBE_TEXT: Schema = {"type": ["string", "null"]}
+FLAG: Schema = {"type": "boolean"}
+
+
 def answer(schema: Schema, description: str = "Success") -> dict[str, Any]:
     """A success response whose JSON body ``schema`` describes (JSON Schema 2020-12)."""
     return {"description": description, "content": {JSON: {"schema": schema}}}
@@ -38,6 +43,19 @@ def listing(key: str, item: Schema) -> Schema:
 def wrapped(key: str, item: Schema) -> Schema:
     """``{key: item}``: one resource under its singular name."""
     return record([key], {key: item})
+
+
+def list_and_show(
+    path: str, param: str, keys: tuple[str, str], item: Schema, listed: Schema | None = None
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The answers of a collection at ``path`` (``{plural: [item...]}``, or ``listed``)
+    and of its member at ``path/<param>`` (``{singular: item}``); ``keys`` = (plural,
+    singular)."""
+    plural, singular = keys
+    return {
+        ("GET", path): {"200": answer(listed or listing(plural, item))},
+        ("GET", f"{path}/<{param}>"): {"200": answer(wrapped(singular, item))},
+    }
 
 
 @dataclass(frozen=True)

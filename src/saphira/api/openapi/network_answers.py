@@ -6,64 +6,55 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.model import Schema, answer, listing, record, wrapped
+from saphira.api.openapi.model import FLAG, MAYBE_TEXT, TEXT, Schema, list_and_show, record
 
-_TEXT: Schema = {"type": "string"}
-_MAYBE_TEXT: Schema = {"type": ["string", "null"]}
 _MAYBE_PORT: Schema = {"type": ["integer", "null"], "minimum": 0, "maximum": 65535}
-_FLAG: Schema = {"type": "boolean"}
-_IDS: Schema = {"type": "array", "items": _TEXT}
-_OWNED = {"id": _TEXT, "tenant_id": _TEXT, "project_id": _TEXT}
+_IDS: Schema = {"type": "array", "items": TEXT}
+_OWNED = {"id": TEXT, "tenant_id": TEXT, "project_id": TEXT}
 NETWORK = record(
     ["id", "name", "status", "admin_state_up", "subnets", "shared", "tenant_id", "project_id"],
-    {**_OWNED, "name": _TEXT, "status": _TEXT, "admin_state_up": _FLAG, "subnets": _IDS,
-     "shared": _FLAG, "mtu": {"type": "integer"}, "router:external": _FLAG},
+    {**_OWNED, "name": TEXT, "status": TEXT, "admin_state_up": FLAG, "subnets": _IDS,
+     "shared": FLAG, "mtu": {"type": "integer"}, "router:external": FLAG},
 )  # fmt: skip
-_POOL = record(["start", "end"], {"start": _TEXT, "end": _TEXT})
+_POOL = record(["start", "end"], {"start": TEXT, "end": TEXT})
 SUBNET = record(
     ["id", "name", "network_id", "cidr", "ip_version", "gateway_ip", "enable_dhcp",
      "allocation_pools", "dns_nameservers", "host_routes", "tenant_id", "project_id"],
-    {**_OWNED, "name": _TEXT, "network_id": _TEXT, "cidr": _TEXT, "ip_version": {"enum": [4, 6]},
-     "gateway_ip": _MAYBE_TEXT, "enable_dhcp": _FLAG,
+    {**_OWNED, "name": TEXT, "network_id": TEXT, "cidr": TEXT, "ip_version": {"enum": [4, 6]},
+     "gateway_ip": MAYBE_TEXT, "enable_dhcp": FLAG,
      "allocation_pools": {"type": "array", "items": _POOL}, "dns_nameservers": _IDS,
      "host_routes": {"type": "array", "items": record(["destination", "nexthop"])}},
 )  # fmt: skip
-_FIXED_IP = record(["subnet_id", "ip_address"], {"subnet_id": _TEXT, "ip_address": _TEXT})
+_FIXED_IP = record(["subnet_id", "ip_address"], {"subnet_id": TEXT, "ip_address": TEXT})
 PORT = record(
     ["id", "name", "network_id", "mac_address", "fixed_ips", "device_id", "device_owner",
      "status", "admin_state_up", "tenant_id", "project_id"],
-    {**_OWNED, "name": _TEXT, "network_id": _TEXT, "mac_address": _TEXT,
-     "fixed_ips": {"type": "array", "items": _FIXED_IP}, "device_id": _TEXT,
-     "device_owner": _TEXT, "status": _TEXT, "admin_state_up": _FLAG, "security_groups": _IDS,
-     "binding:host_id": _TEXT, "binding:vif_type": _TEXT},
+    {**_OWNED, "name": TEXT, "network_id": TEXT, "mac_address": TEXT,
+     "fixed_ips": {"type": "array", "items": _FIXED_IP}, "device_id": TEXT,
+     "device_owner": TEXT, "status": TEXT, "admin_state_up": FLAG, "security_groups": _IDS,
+     "binding:host_id": TEXT, "binding:vif_type": TEXT},
 )  # fmt: skip
 RULE = record(
     ["id", "security_group_id", "direction", "ethertype", "protocol", "port_range_min",
      "port_range_max", "remote_ip_prefix", "remote_group_id", "tenant_id", "project_id"],
-    {**_OWNED, "security_group_id": _TEXT, "direction": {"enum": ["ingress", "egress"]},
-     "ethertype": {"enum": ["IPv4", "IPv6"]}, "protocol": _MAYBE_TEXT,
+    {**_OWNED, "security_group_id": TEXT, "direction": {"enum": ["ingress", "egress"]},
+     "ethertype": {"enum": ["IPv4", "IPv6"]}, "protocol": MAYBE_TEXT,
      "port_range_min": _MAYBE_PORT, "port_range_max": _MAYBE_PORT,
-     "remote_ip_prefix": _MAYBE_TEXT, "remote_group_id": _MAYBE_TEXT},
+     "remote_ip_prefix": MAYBE_TEXT, "remote_group_id": MAYBE_TEXT},
 )  # fmt: skip
 GROUP = record(
     ["id", "name", "description", "security_group_rules", "tenant_id", "project_id"],
-    {**_OWNED, "name": _TEXT, "description": _TEXT,
+    {**_OWNED, "name": TEXT, "description": TEXT,
      "security_group_rules": {"type": "array", "items": RULE}},
 )  # fmt: skip
 
 
-def _both(plural: str, singular: str, param: str, item: Schema) -> dict[tuple[str, str], Any]:
-    path = f"/v2.0/{plural}"
-    return {
-        ("GET", path): {"200": answer(listing(plural.replace("-", "_"), item))},
-        ("GET", f"{path}/<{param}>"): {"200": answer(wrapped(singular, item))},
-    }
-
-
 ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
-    **_both("networks", "network", "net_id", NETWORK),
-    **_both("subnets", "subnet", "subnet_id", SUBNET),
-    **_both("ports", "port", "port_id", PORT),
-    **_both("security-groups", "security_group", "group_id", GROUP),
-    **_both("security-group-rules", "security_group_rule", "rule_id", RULE),
-}
+    **list_and_show("/v2.0/networks", "net_id", ("networks", "network"), NETWORK),
+    **list_and_show("/v2.0/subnets", "subnet_id", ("subnets", "subnet"), SUBNET),
+    **list_and_show("/v2.0/ports", "port_id", ("ports", "port"), PORT),
+    **list_and_show("/v2.0/security-groups", "group_id",
+                    ("security_groups", "security_group"), GROUP),
+    **list_and_show("/v2.0/security-group-rules", "rule_id",
+                    ("security_group_rules", "security_group_rule"), RULE),
+}  # fmt: skip

@@ -8,6 +8,7 @@ from werkzeug.routing import Rule
 
 from saphira.api import placement
 from saphira.api.openapi.model import (
+    TEXT,
     ApiSpec,
     Body,
     Header,
@@ -56,10 +57,9 @@ BODIES: dict[tuple[str, str], Body] = {
 
 # Placement's provider at every microversion: uuid, name, generation, links (parents and
 # the root from 1.14 may come too).
-_TEXT: Schema = {"type": "string"}
 _LINKS: Schema = {"type": "array", "items": record(["rel", "href"])}
 _RP = record(["uuid", "name", "generation", "links"],
-             {"uuid": _TEXT, "name": _TEXT, "generation": {"type": "integer", "minimum": 0},
+             {"uuid": TEXT, "name": TEXT, "generation": {"type": "integer", "minimum": 0},
               "links": _LINKS})  # fmt: skip
 _INVENTORY = record(["total"], {"total": {"type": "integer", "minimum": 1}})
 _INVENTORIES = record(
