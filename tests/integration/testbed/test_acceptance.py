@@ -232,7 +232,7 @@ def test_mixed_load_on_simulated_and_real_servers_errs_leaks_and_grows_nothing(
     cloud: BedCloud, provider: Provider, long_budget: Budget
 ) -> None:
     """Issue 15's load, sized to the long tier's share (``bench/load.py`` runs it whole:
-    500 simulated servers, 16 real ones, 20 clients, 10 minutes): simulated servers on
+    500 simulated servers, 20 real ones, 20 clients, 10 minutes): simulated servers on
     a fake compute host beside the controller and real guests on the nodes, concurrent
     clients acting on them; no action fails, the services' RSS stays flat after the
     first third of the drive (the warm-up; sampled every 2 s, the drive being short),
