@@ -233,6 +233,18 @@ class BedCloud:
         daemons.start(state)
         state.save(self.bed.layout.state_file)
 
+    def kill_controller(self, service: str) -> None:
+        """SIGKILL one of the controller's services (``saphira.cmd.<service>``) and, once
+        it is gone, start it again as the bed started it."""
+        state = self.bed.state
+        controller = self.bed.controller(state) if state is not None else None
+        assert state is not None and controller is not None
+        old = next(s for s in state.started if s.label == f"controller/{service}")
+        os.kill(old.pid, signal.SIGKILL)
+        wait_for(f"the controller's {service} gone", lambda: not old.alive(), timeout=10,
+                 interval=0.1)  # fmt: skip
+        controller.start_again(state, service)
+
     def kill_compute(self, node: str) -> None:
         """The node's compute agent dies and stays dead: its supervisor (which would start
         it again) is killed first, without stopping its other children."""

@@ -105,6 +105,13 @@ class Controller:
                 state.add(f"controller/{module}", self._start(module, [nova_conf], account))
                 state.save(self.layout.state_file)
 
+    def start_again(self, state: BedState, module: str) -> None:
+        """Start one of SERVICES that ended (a fault test killed it) as ``up`` did."""
+        account = unprivileged.ensure_user(USER)
+        started = self._start(module, [self.directory / "nova.conf"], account)
+        state.add(f"controller/{module}", started)
+        state.save(self.layout.state_file)
+
     def _relay(self, state: BedState) -> None:
         if _running(state, "controller/amqp-relay"):
             return
