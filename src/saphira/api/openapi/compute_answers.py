@@ -7,10 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.model import MAYBE_TEXT, TEXT, Schema, answer, listing, record, wrapped
+from saphira.api.openapi.model import (
+    LINKS,
+    MAYBE_TEXT,
+    TEXT,
+    Schema,
+    answer,
+    listing,
+    record,
+    wrapped,
+)
 
 _COUNT: Schema = {"type": "integer", "minimum": 0}
-LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": TEXT, "href": TEXT})}
 _BRIEF = record(["id", "name", "links"], {"id": TEXT, "name": TEXT, "links": LINKS})
 _ADDRESS = record(["addr", "version"], {"addr": TEXT, "version": {"enum": [4, 6]}})
 SERVER = record(
