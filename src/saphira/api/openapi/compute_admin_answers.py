@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import INTEGER, LINKS, MAYBE_INTEGER, ok
+from saphira.api.openapi.compute_answers import ok
 from saphira.api.openapi.model import (
     FLAG,
+    INTEGER,
     JSON,
+    LINKS,
+    MAYBE_INTEGER,
     MAYBE_TEXT,
     TEXT,
+    TEXTS,
     Schema,
     listing,
     record,
@@ -21,7 +25,7 @@ from saphira.api.openapi.model import (
 from saphira.computesvc import quota
 
 _ID: Schema = {"type": ["integer", "string"]}  # an integer before 2.53, a UUID from 2.53
-_LIST = {"type": "array", "items": TEXT}
+_LIST = TEXTS
 
 # Hypervisors: the brief view, and the detail (whose usage figures 2.88 dropped).
 _BRIEF_KEYS = ["id", "hypervisor_hostname", "state", "status"]

@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from saphira.api.openapi.model import (
+    COUNT,
     FLAG,
+    INTEGER,
+    LINKS,
     MAYBE_TEXT,
     TEXT,
+    TEXTS,
     Schema,
     answer,
     listing,
@@ -20,14 +24,10 @@ from saphira.api.openapi.model import (
     wrapped,
 )
 
-_COUNT: Schema = {"type": "integer", "minimum": 0}
-INTEGER: Schema = {"type": "integer"}
-MAYBE_INTEGER: Schema = {"type": ["integer", "null"]}
 STRINGS: Schema = {"type": "object", "additionalProperties": TEXT}  # metadata, extra specs
 ONE_STRING: Schema = {**STRINGS, "minProperties": 1, "maxProperties": 1}  # one key's
 METADATA = wrapped("metadata", STRINGS)  # a server's or an image's
 META = wrapped("meta", ONE_STRING)
-LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": TEXT, "href": TEXT})}
 _BRIEF = record(["id", "name", "links"], {"id": TEXT, "name": TEXT, "links": LINKS})
 _ADDRESS = record(["addr", "version"], {"addr": TEXT, "version": {"enum": [4, 6]}})
 ADDRESSES: Schema = {"type": "object", "additionalProperties": {"type": "array",
@@ -40,7 +40,7 @@ SERVER = record(
         "metadata": STRINGS, "hostId": TEXT,
         "image": {"oneOf": [{"const": ""}, record(["id"])]}, "flavor": {"type": "object"},
         "created": TEXT, "updated": TEXT, "accessIPv4": TEXT, "accessIPv6": TEXT,
-        "addresses": ADDRESSES, "links": LINKS, "progress": _COUNT,
+        "addresses": ADDRESSES, "links": LINKS, "progress": COUNT,
         "fault": record(["code", "message", "created"], {"code": INTEGER}),
         "OS-EXT-STS:vm_state": TEXT, "OS-EXT-STS:task_state": MAYBE_TEXT,
         "OS-EXT-STS:power_state": INTEGER, "key_name": MAYBE_TEXT,
@@ -56,9 +56,9 @@ _RESERVED = record(["reservation_id"], {"reservation_id": TEXT})
 FLAVOR = record(
     ["id", "name", "ram", "vcpus", "disk", "links", "OS-FLV-EXT-DATA:ephemeral",
      "os-flavor-access:is_public"],
-    {"id": TEXT, "name": TEXT, "ram": _COUNT, "vcpus": _COUNT, "disk": _COUNT,
-     "links": LINKS, "swap": {"oneOf": [_COUNT, {"const": ""}]},
-     "OS-FLV-EXT-DATA:ephemeral": _COUNT, "os-flavor-access:is_public": FLAG,
+    {"id": TEXT, "name": TEXT, "ram": COUNT, "vcpus": COUNT, "disk": COUNT,
+     "links": LINKS, "swap": {"oneOf": [COUNT, {"const": ""}]},
+     "OS-FLV-EXT-DATA:ephemeral": COUNT, "os-flavor-access:is_public": FLAG,
      "description": MAYBE_TEXT, "extra_specs": STRINGS},
 )  # fmt: skip
 _ACCESS = listing("flavor_access", record(["flavor_id", "tenant_id"],
@@ -69,7 +69,7 @@ _KEYPAIR = record(["name", "public_key", "fingerprint"], _KEY)
 _NEW_KEYPAIR = wrapped("keypair", record(["name", "public_key", "fingerprint", "user_id"], {
     **_KEY, "user_id": TEXT, "private_key": TEXT, "type": TEXT}))  # fmt: skip
 _GROUP = record(["id", "name", "members"], {"id": TEXT, "name": TEXT,
-                "members": {"type": "array", "items": TEXT}})  # fmt: skip
+                "members": TEXTS})  # fmt: skip
 
 # POST /servers/{id}/action answers a body for a few actions only (the others: none).
 # 200: os-getConsoleOutput; os-getVNCConsole, -SPICE- and -Serial- (below 2.6);

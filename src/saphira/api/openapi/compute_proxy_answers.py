@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import (
+from saphira.api.openapi.compute_answers import META, METADATA, STRINGS, ok
+from saphira.api.openapi.model import (
     INTEGER,
     LINKS,
     MAYBE_INTEGER,
-    META,
-    METADATA,
-    STRINGS,
-    ok,
+    MAYBE_TEXT,
+    TEXT,
+    list_and_show,
+    listing,
+    record,
+    wrapped,
 )
-from saphira.api.openapi.model import MAYBE_TEXT, TEXT, list_and_show, listing, record, wrapped
 
 _VERSION_KEYS = ["id", "status", "version", "min_version", "updated", "links"]
 _VERSION = dict.fromkeys(_VERSION_KEYS, TEXT) | {"links": LINKS}

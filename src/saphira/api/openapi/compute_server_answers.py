@@ -6,17 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import (
-    ADDRESSES,
+from saphira.api.openapi.compute_answers import ADDRESSES, META, METADATA, ok
+from saphira.api.openapi.model import (
     INTEGER,
     MAYBE_INTEGER,
-    META,
-    METADATA,
-    ok,
+    MAYBE_TEXT,
+    TEXT,
+    TEXTS,
+    listing,
+    record,
+    wrapped,
 )
-from saphira.api.openapi.model import MAYBE_TEXT, TEXT, listing, record, wrapped
 
-_TAGS = wrapped("tags", {"type": "array", "items": TEXT})
+_TAGS = wrapped("tags", TEXTS)
 _FIXED_IP = record(["subnet_id", "ip_address"], {"subnet_id": TEXT, "ip_address": TEXT})
 _INTERFACE = record(
     ["port_state", "fixed_ips", "port_id", "net_id", "mac_addr"],
