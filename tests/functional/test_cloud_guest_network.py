@@ -7,13 +7,16 @@ only while an ICMP rule does: a refusal must hold for several probes, while
 the other rule's traffic still passes. The guests reach each other through the default
 group's remote-group rule, and what a guest sends from an address or MAC that
 is not its port's never arrives at the host (the guest's probe CGI sends it,
-a packet socket on the bridge watches). Deleting the servers and the cloud's
-network leaves no tap, namespace or dnsmasq behind.
+a packet socket on the bridge watches). `saphira up` SIGKILLed while servers
+build and started again loses nothing (issue 15's fault on the all-in-one).
+Deleting the servers and the cloud's network leaves no tap, namespace or dnsmasq
+behind.
 """
 
 from __future__ import annotations
 
 import secrets
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +27,7 @@ import requests
 
 from saphira.guest_image import HTTP_BODY, PROBE_PATH, READY
 from saphira.privsep import netns, ovs
+from tests.functional.clients import sdk
 from tests.functional.cloud import Cloud
 from tests.functional.guest_cloud import guest_cloud
 from tests.functional.sniffer import Sniffer
@@ -184,6 +188,59 @@ def test_a_guest_cannot_send_as_another_address_or_mac(
     assert spoofed_ip not in spoofed.ipv4_sources() | spoofed.arp_senders()
     assert SPOOFED_MAC not in spoofed.mac_sources()
     assert http_ok(n1), "n1 did not get its own MAC back"
+
+
+def test_the_cloud_killed_mid_build_and_started_again_loses_nothing(
+    setup: tuple[Cloud, Path, str], guests: dict[str, str]
+) -> None:
+    """`saphira up` SIGKILLed while two servers build, then started again on its state:
+    each build ends ACTIVE or ERROR with a fault, none in a task state; the guests from
+    before still run; the network has one dnsmasq still; deleting the two leaves none of
+    their domains, taps, ports or placement claims."""
+    cloud = setup[0]
+    names = ("k1", "k2")
+    for name in names:
+        cloud.openstack("server", "create", "--image", "saphira-tiny", "--flavor",
+                        "saphira.tiny", "--network", "provider", name)  # fmt: skip
+    conn = sdk(cloud.clouds_yaml, "admin")
+    wait_for("a build under way", lambda: any(s.task_state in ("networking", "spawning")
+             for s in _found(conn, names)), timeout=120, interval=0.5)  # fmt: skip
+    assert cloud.stop(signal.SIGKILL) == -signal.SIGKILL
+    cloud.start()
+    conn = sdk(cloud.clouds_yaml, "admin")
+
+    def settled() -> list[Any] | None:
+        found = _found(conn, names)
+        return found if all(s.status != "BUILD" and not s.task_state for s in found) else None
+
+    servers: list[Any] = wait_for("the builds settled", settled, timeout=300, interval=1)
+    assert all(s.status == "ACTIVE" or s.fault for s in servers), [
+        (s.name, s.status) for s in servers
+    ]
+    assert [(s.status, s.power_state) for s in _found(conn, tuple(guests))] == [("ACTIVE", 1)] * 2
+    network = conn.network.find_network("provider", ignore_missing=False).id
+    serving = [p for p in Path("/proc").glob("[0-9]*") if network in cmdline(p)]
+    assert [_name(p) for p in serving].count("dnsmasq") == 1  # its metadata proxy aside
+    ids = [s.id for s in servers]
+    ports = [p.id for i in ids for p in conn.network.ports(device_id=i)]
+    for name in names:
+        cloud.openstack("server", "delete", "--wait", name)
+    domains = subprocess.run(["virsh", "-c", "qemu:///system", "list", "--all", "--uuid"],
+                             capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True)
+    assert not set(ids) & set(domains)
+    assert not [p for p in ports if f"tap{p}"[:14] in links.stdout]
+    assert not [p for i in ids for p in conn.network.ports(device_id=i)]
+    held = [i for i in ids if conn.placement.get(f"/allocations/{i}").json()["allocations"]]
+    assert not held
+
+
+def _name(proc: Path) -> str:
+    return Path(cmdline(proc).split("\0")[0]).name
+
+
+def _found(conn: Any, names: tuple[str, ...]) -> list[Any]:
+    return [conn.compute.find_server(name, ignore_missing=False) for name in names]
 
 
 def test_deleting_everything_leaves_nothing(
