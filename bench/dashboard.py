@@ -253,6 +253,8 @@ def emit_figures(figures: Figures, sizes: list[int]) -> None:
     for label, key in keys.items():
         if got := figures.samples.get(label):
             emit(Figure(f"dashboard.{key}", f"{label}, p50", statistics.median(got) * 1000, "ms"))
+    failed = sum(len(lost) for lost in figures.failed.values())
+    emit(Figure("dashboard.failed", "launches and page loads that failed", failed, "runs"))
 
 
 def arguments() -> argparse.Namespace:

@@ -198,6 +198,7 @@ ROWS = (
         Measured("dashboard.launch_cli", "openstack server create --wait, same run"),
     ),
     Row(14, "dashboard", "dashboard.launch_sdk"),
+    Row(14, "dashboard", "dashboard.failed", Goal(0, "no failed run")),
     Row(15, "load", "load.failed", Goal(0, "no failed action")),
     Row(15, "load", "load.grown", Goal(0, "memory flat")),
     Row(15, "load", "load.left", Goal(0, "no leak")),

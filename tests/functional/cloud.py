@@ -20,13 +20,12 @@ from typing import Any
 
 from saphira.service import registry
 from saphira.service.up import READY
-from tests import image_cache
+from tests import cli, image_cache
 from tests.functional.process import ManagedProcess, clean_env
 
 READY_TIMEOUT = 90.0
 FAKE = "fake.FakeDriver"
 STOP_TIMEOUT = 20.0
-OPENSTACK = str(Path(sys.executable).parent / "openstack")
 
 
 def ports_free(offset: int) -> bool:
@@ -124,15 +123,10 @@ class Cloud:
         self.process.kill()
 
     def openstack(self, *args: str, cloud: str = "admin", check: bool = True) -> Any:
-        """Run the real CLI; parsed JSON when -f json is among args, else the result."""
+        """Run the real CLI (tests/cli.py); parsed JSON when -f json is among args, else
+        the result."""
         env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.clouds_yaml))
-        result = subprocess.run(
-            [OPENSTACK, "--os-cloud", cloud, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
+        result = cli.run(["--os-cloud", cloud, *args], env, timeout=120)
         if not check:
             return result
         assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"

@@ -52,8 +52,12 @@ class Snapshot:
         return changed
 
     def since(self, moment: str) -> list[ServerRow]:
-        """Rows updated after ``moment`` (what a page drawn at ``moment`` has not shown)."""
-        return sorted((r for r in self.rows.values() if r.updated > moment), key=_when)
+        """Rows updated at or after ``moment`` (what a page drawn at ``moment`` may not
+        have shown). The stamps have whole seconds: a server built within the second its
+        page was drawn changed after the page's read and has the page's own stamp (the
+        API's changes-since is inclusive for the same reason); a row sent again is only
+        drawn again."""
+        return sorted((r for r in self.rows.values() if r.updated >= moment), key=_when)
 
 
 def _when(r: ServerRow) -> str:

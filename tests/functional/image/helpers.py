@@ -59,7 +59,7 @@ def raw(path: Path, size: int = 1024 * 1024) -> Path:
     return path
 
 
-def store_files(cloud: Cloud) -> list[str]:
-    """Every file in the image store, temp files included."""
-    store = cloud.state_dir / "images"
+def store_files(cloud: Cloud, store: Path | None = None) -> list[str]:
+    """Every file in the image store (the state directory's unless named), temp files included."""
+    store = store or cloud.state_dir / "images"
     return sorted(p.name for p in store.iterdir()) if store.exists() else []

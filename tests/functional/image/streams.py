@@ -53,16 +53,22 @@ class RawUpload:
 
     def finish(self) -> tuple[int, str]:
         """Send the rest of the body (unless refused meanwhile) and read the answer."""
-        if self.send(self.size - self.sent) and self.chunked:
-            self.sock.sendall(b"0\r\n\r\n")
+        try:
+            if self.send(self.size - self.sent) and self.chunked:
+                self.sock.sendall(b"0\r\n\r\n")
+        except BaseException:
+            self.sock.close()
+            raise
         return self.response()
 
     def response(self) -> tuple[int, str]:
-        answer = http.client.HTTPResponse(self.sock)
-        answer.begin()
-        body = answer.read().decode()
-        self.sock.close()
-        return answer.status, body
+        """The answer; the socket is closed whatever came (a failed test leaks no socket)."""
+        try:
+            answer = http.client.HTTPResponse(self.sock)
+            answer.begin()
+            return answer.status, answer.read().decode()
+        finally:
+            self.sock.close()
 
     def abort(self) -> None:
         """Break off in the middle of the body."""

@@ -10,7 +10,6 @@ must then be a directory that user can pass through.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,8 @@ from oslo_config import cfg
 from saphira.db import cells
 from saphira.service import firstrun, reach, unprivileged
 from saphira.service import up as service_up
-from tests.functional.cloud import OPENSTACK, free_offset
+from tests import cli
+from tests.functional.cloud import free_offset
 from tests.functional.process import ManagedProcess, clean_env
 from tests.unprivileged import reachable
 
@@ -144,10 +144,7 @@ class Deployment:
 
     def openstack(self, *args: str) -> Any:
         env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.state / "clouds.yaml"))
-        result = subprocess.run(
-            [OPENSTACK, "--os-cloud", "admin", *args],
-            capture_output=True, text=True, env=env, timeout=180,
-        )  # fmt: skip
+        result = cli.run(["--os-cloud", "admin", *args], env, timeout=180)
         assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
         return json.loads(result.stdout) if "json" in args else result.stdout
 

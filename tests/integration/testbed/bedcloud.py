@@ -27,8 +27,8 @@ from saphira.devtools.testbed.join import Join
 from saphira.devtools.testbed.layout import Addresses
 from saphira.guest_image import PROBE_PATH
 from saphira.join.services import NETWORK_AGENT
+from tests import cli
 from tests.functional.clients import sdk
-from tests.functional.cloud import OPENSTACK
 from tests.functional.process import clean_env
 from tests.polling import wait_for
 
@@ -52,10 +52,8 @@ class BedCloud:
     def openstack(self, *args: str) -> Any:
         """``openstack --os-cloud admin ARGS`` (add ``-f json`` to get data back)."""
         clouds = str(self.controller_dir / "state" / "clouds.yaml")
-        done = subprocess.run(
-            [OPENSTACK, "--os-cloud", "admin", *args], capture_output=True, text=True,
-            env=clean_env(OS_CLIENT_CONFIG_FILE=clouds), timeout=CLI_TIMEOUT, check=False,
-        )  # fmt: skip
+        env = clean_env(OS_CLIENT_CONFIG_FILE=clouds)
+        done = cli.run(["--os-cloud", "admin", *args], env, timeout=CLI_TIMEOUT)
         assert done.returncode == 0, f"openstack {' '.join(args)}: {done.stderr}"
         return json.loads(done.stdout) if "json" in args else done.stdout
 
@@ -234,6 +232,18 @@ class BedCloud:
         assert state is not None
         daemons.start(state)
         state.save(self.bed.layout.state_file)
+
+    def kill_controller(self, service: str) -> None:
+        """SIGKILL one of the controller's services (``saphira.cmd.<service>``) and, once
+        it is gone, start it again as the bed started it."""
+        state = self.bed.state
+        controller = self.bed.controller(state) if state is not None else None
+        assert state is not None and controller is not None
+        old = next(s for s in state.started if s.label == f"controller/{service}")
+        os.kill(old.pid, signal.SIGKILL)
+        wait_for(f"the controller's {service} gone", lambda: not old.alive(), timeout=10,
+                 interval=0.1)  # fmt: skip
+        controller.start_again(state, service)
 
     def kill_compute(self, node: str) -> None:
         """The node's compute agent dies and stays dead: its supervisor (which would start

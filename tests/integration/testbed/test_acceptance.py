@@ -8,9 +8,10 @@ The tests run in file order on the one bed: the nodes reach the controller, disc
 and the lists, two servers kept apart by an anti-affinity group that reach each other,
 RabbitMQ restarted while servers build, issue 15's mixed load (long tier: simulated
 servers on a fake compute host and real ones on the nodes under concurrent clients), a
-node's network agent then its libvirt daemon killed while servers build there, one
-server cold-migrated and resized between the nodes with a marker on its disk, then a
-node's compute agent killed: its service goes down, a new server avoids it, and its
+node's network agent then its libvirt daemon killed while servers build there, then the
+controller's conductor, scheduler and API killed one after another while servers build,
+one server cold-migrated and resized between the nodes with a marker on its disk, then
+a node's compute agent killed: its service goes down, a new server avoids it, and its
 server is evacuated. Then the join tool on the bed: a second join without ``--force``
 changes nothing, ``--check`` passes on the healthy node and names the part broken (the
 killed agent, the bridge without its NIC, a corrupt sudoers file), and a dead controller
@@ -37,7 +38,7 @@ import pytest
 import requests
 
 from saphira.devtools.testbed.bed import Bed
-from saphira.devtools.testbed.controller import FAKE_HOST, SERVICE_DOWN_TIME, FakeSize
+from saphira.devtools.testbed.controller import FAKE_HOST, SERVICE_DOWN_TIME, SERVICES, FakeSize
 from saphira.devtools.testbed.layout import PROVIDER_NIC
 from saphira.devtools.testbed.state import Started, start_time
 from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
@@ -302,6 +303,23 @@ def test_a_nodes_network_agent_then_libvirt_killed_mid_build_lose_nothing(
     assert all(gone not in cloud.dhcp_served(name) for name in NODES)
     alive = {(a.host, a.agent_type) for a in cloud.sdk.network.agents() if a.is_alive}
     assert {(node, "Open vSwitch agent"), (node, "DHCP agent")} <= alive
+
+
+def test_the_controllers_services_killed_mid_build_lose_nothing(
+    cloud: BedCloud, pair: dict[str, str]
+) -> None:
+    """The conductor, the scheduler and the API SIGKILLed one after another while servers
+    build on a node, each started again once gone: every build ends ACTIVE or ERROR with
+    a fault, none in a task state, and once deleted they leave nothing on the node, in
+    the network service or in placement. (The tests after this one build, move and
+    evacuate through the restarted services.)"""
+    node = cloud.host_of("a1")
+
+    def kill() -> None:
+        for service in SERVICES:
+            cloud.kill_controller(service)
+
+    _builds_survive(cloud, node, "controller", kill)
 
 
 def _served_everywhere(cloud: BedCloud, name: str, cidr: str) -> str:

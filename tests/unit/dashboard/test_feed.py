@@ -79,6 +79,20 @@ def test_a_new_listener_first_gets_what_changed_after_its_page_was_drawn() -> No
         feed.stop()
 
 
+def test_a_new_listener_gets_what_changed_within_its_pages_own_second() -> None:
+    """The page drew the server BUILD at 00:00:05; it went ACTIVE in that second, before
+    the page's stream opened (the bench's Launch saw its row stay BUILD for a minute)."""
+    drawn = server("new", updated="2026-01-01T00:00:05Z")
+    active = dataclasses.replace(drawn, status="ACTIVE")
+    feed = Feed(Source([active]), interval=3600)
+    feed.poll_once()
+    listener = feed.listen(drawn.updated)
+    try:
+        assert _drain(listener) == [Event("row", active)]
+    finally:
+        feed.stop()
+
+
 def test_an_expired_token_ends_the_feed_and_its_streams() -> None:
     feed = Feed(Source(ks.Unauthorized("expired")), interval=3600)
     listener = _listener(feed)

@@ -5,13 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 from openapi_spec_validator import validate
 from werkzeug.test import Client
 
 from saphira.api.compute import server_query
 from saphira.api.image.app import Settings
-from saphira.api.openapi import PATH, OpenAPIFirst, document
-from saphira.api.openapi.model import ApiSpec
+from saphira.api.openapi import (
+    PATH,
+    OpenAPIFirst,
+    compute_admin_answers,
+    compute_answers,
+    compute_proxy_answers,
+    compute_server_answers,
+    document,
+)
+from saphira.api.openapi.model import JSON, ApiSpec
 from saphira.api.openapi.paths import methods, template
 from saphira.api.openapi.specs import FIXED, image_spec
 
@@ -75,6 +85,41 @@ MAIN_SHOWS = {
     "identity": {("GET", "/v3/projects/<project_id>"), ("GET", "/v3/users/<user_id>")},
     "placement": {("GET", "/resource_providers/<uuid>")},
 }  # fmt: skip
+
+
+# Compute GETs that answer no JSON body, so no answer describes one: a tag's existence
+# is a bodiless 204 (404 when the server lacks it).
+BODILESS_GETS = {"/v2.1/servers/<server_id>/tags/<tag>"}
+
+
+def test_every_compute_get_describes_its_json_answer() -> None:
+    """The fuzzer checks a success only against a described body: a GET left out
+    would answer anything unchecked."""
+    spec = FIXED["compute"]
+    gets = {spec.rule_key(r.rule) for r in spec.routes() if "GET" in methods(r)}
+    described = {
+        rule
+        for (method, rule), answers in spec.responses.items()
+        if method == "GET" and JSON in answers.get("200", {}).get("content", {})
+    }
+    assert gets - described == BODILESS_GETS, sorted(gets - described ^ BODILESS_GETS)
+
+
+def test_the_compute_answer_tables_share_no_operation() -> None:
+    """They are merged into one: an operation in two would lose one answer unseen."""
+    tables = (compute_answers.ANSWERS, compute_server_answers.ANSWERS,
+              compute_admin_answers.ANSWERS, compute_proxy_answers.ANSWERS)  # fmt: skip
+    assert sum(len(table) for table in tables) == len(FIXED["compute"].responses)
+
+
+def test_every_answer_is_a_valid_2020_12_schema(spec: ApiSpec) -> None:
+    for key, answers in spec.responses.items():
+        for status, response in answers.items():
+            for media in response.get("content", {}).values():
+                try:
+                    Draft202012Validator.check_schema(media["schema"])
+                except SchemaError as error:
+                    pytest.fail(f"{key} {status}: {error.message}")
 
 
 def test_links_name_real_operations(spec: ApiSpec) -> None:

@@ -1,4 +1,5 @@
-"""The compute API (Nova v2.1): its request bodies at the newest microversion."""
+"""The compute API (Nova v2.1): its request bodies at the newest microversion and its
+success answers (the compute_*answers tables)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ from saphira.api.compute import (
     server_schemas,
 )
 from saphira.api.compute.app import Endpoint
-from saphira.api.openapi import compute_answers
-from saphira.api.openapi.model import JSON, ApiSpec, Body, Header, Link, Query, Schema
+from saphira.api.openapi import (
+    compute_admin_answers,
+    compute_answers,
+    compute_proxy_answers,
+    compute_server_answers,
+)
+from saphira.api.openapi.model import ApiSpec, Body, Header, Link, Query, Schema
 from saphira.computesvc import quota
 from saphira.domain.join_token import REDEEM_PATH
 
@@ -70,20 +76,12 @@ BODIES: dict[tuple[str, str], Body] = {
     ("PUT", "/v2.1/os-security-groups/<group_id>"): Body(security_groups.GROUP_BODY),
     ("POST", "/v2.1/os-security-group-rules"): Body(security_groups.RULE_BODY),
 }
-# Nova answers a batch none of whose servers exists with 404 and the events, each with its code.
-_NO_SERVER: Schema = {
-    "type": "object",
-    "required": ["events"],
-    "properties": {"events": {"type": "array", "items": {"type": "object", "required": ["code"]}}},
-}
+# What each operation answers on success (and a batch of events whose servers are gone).
 RESPONSES = {
     **compute_answers.ANSWERS,
-    ("POST", _EVENTS): {
-        "404": {
-            "description": "No event's server exists",
-            "content": {JSON: {"schema": _NO_SERVER}},
-        }
-    },
+    **compute_server_answers.ANSWERS,
+    **compute_admin_answers.ANSWERS,
+    **compute_proxy_answers.ANSWERS,
 }
 _LIMIT = Query("limit", {"type": "integer", "minimum": 0})
 _PAGED = (_LIMIT, Query("marker", {"type": "string"}))

@@ -22,6 +22,10 @@ def keystone_error(code: Schema) -> Schema:
 TEXT: Schema = {"type": "string"}
 MAYBE_TEXT: Schema = {"type": ["string", "null"]}
 FLAG: Schema = {"type": "boolean"}
+COUNT: Schema = {"type": "integer", "minimum": 0}
+TEXTS: Schema = {"type": "array", "items": TEXT}
+INTEGER: Schema = {"type": "integer"}
+MAYBE_INTEGER: Schema = {"type": ["integer", "null"]}
 
 
 def answer(schema: Schema, description: str = "Success") -> dict[str, Any]:
@@ -33,6 +37,10 @@ def record(required: list[str], properties: Schema | None = None) -> Schema:
     """An object with these members at least (the fields every microversion or extension
     returns); others may come, as newer microversions and extensions add them."""
     return {"type": "object", "required": required, "properties": properties or {}}
+
+
+# Links as Nova and Placement give them: [{"rel": "self", "href": "..."}, ...].
+LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": TEXT, "href": TEXT})}
 
 
 def listing(key: str, item: Schema) -> Schema:

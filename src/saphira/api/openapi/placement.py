@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from werkzeug.routing import Rule
 
 from saphira.api import placement
-from saphira.api.openapi.model import (
-    TEXT,
-    ApiSpec,
-    Body,
-    Header,
-    Link,
-    Schema,
-    answer,
-    listing,
-    record,
-)
+from saphira.api.openapi import placement_answers
+from saphira.api.openapi.model import ApiSpec, Body, Header, Link, Schema
 from saphira.api.placement import microversion, schemas
 
 _NEWEST = microversion.MAX[1]
@@ -55,24 +44,6 @@ BODIES: dict[tuple[str, str], Body] = {
 }
 
 
-# Placement's provider at every microversion: uuid, name, generation, links (parents and
-# the root from 1.14 may come too).
-_LINKS: Schema = {"type": "array", "items": record(["rel", "href"])}
-_RP = record(["uuid", "name", "generation", "links"],
-             {"uuid": TEXT, "name": TEXT, "generation": {"type": "integer", "minimum": 0},
-              "links": _LINKS})  # fmt: skip
-_INVENTORY = record(["total"], {"total": {"type": "integer", "minimum": 1}})
-_INVENTORIES = record(
-    ["inventories", "resource_provider_generation"],
-    {"inventories": {"type": "object", "additionalProperties": _INVENTORY}},
-)
-ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
-    ("GET", "/resource_providers"): {"200": answer(listing("resource_providers", _RP))},
-    ("GET", _PROVIDER): {"200": answer(_RP)},
-    ("GET", f"{_PROVIDER}/inventories"): {"200": answer(_INVENTORIES)},
-}
-
-
 def _public(rule: Rule) -> bool:
     endpoint = rule.endpoint
     return isinstance(endpoint, tuple) and bool(endpoint[1])
@@ -94,5 +65,5 @@ SPEC = ApiSpec(
     ),
     links=(Link("/resource_providers", "/resource_providers/{uuid}", "uuid", "/uuid"),),
     fault=FAULT,
-    responses=ANSWERS,
+    responses=placement_answers.ANSWERS,
 )

@@ -105,6 +105,13 @@ class Controller:
                 state.add(f"controller/{module}", self._start(module, [nova_conf], account))
                 state.save(self.layout.state_file)
 
+    def start_again(self, state: BedState, module: str) -> None:
+        """Start one of SERVICES that ended (a fault test killed it) as ``up`` did."""
+        account = unprivileged.ensure_user(USER)
+        started = self._start(module, [self.directory / "nova.conf"], account)
+        state.add(f"controller/{module}", started)
+        state.save(self.layout.state_file)
+
     def _relay(self, state: BedState) -> None:
         if _running(state, "controller/amqp-relay"):
             return
@@ -168,13 +175,14 @@ class Controller:
         argv += [arg for path in files for arg in ("--config-file", str(path))]
         log = self.directory / f"{log_name or module}.log"
         with open(log, "ab") as out:
+            before = out.tell()  # a service started again appends to its log
             process = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 cwd=self.directory, start_new_session=True,
                 user=account.uid, group=account.gid, extra_groups=list(account.groups),
             )  # fmt: skip
         _CHILDREN[process.pid] = process
-        _wait_ready(process, log, log_name or module)
+        _wait_ready(process, log, log_name or module, before)
         return process.pid
 
     def join_token(self) -> str:
@@ -197,10 +205,13 @@ def _running(state: BedState, label: str) -> bool:
     return any(s.label == label and s.alive() for s in state.started)
 
 
-def _wait_ready(process: subprocess.Popen[bytes], log: Path, module: str) -> None:
+def _wait_ready(process: subprocess.Popen[bytes], log: Path, module: str, offset: int) -> None:
+    """Until the log past ``offset`` (what this process wrote) says ready."""
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:
-        text = log.read_text(errors="replace")
+        with open(log, "rb") as found:
+            found.seek(offset)
+            text = found.read().decode(errors="replace")
         if ": ready" in text:
             return
         if process.poll() is not None:
