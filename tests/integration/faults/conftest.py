@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 from tests.integration.broker import PrivateBroker, broker_for_test
 from tests.integration.deploy.conftest import deployment, deployments, rabbit_vhost
 from tests.integration.deploy.deployment import Deployment
-from tests.integration.faults.private_pg import PrivatePostgres, private_postgresql
+from tests.integration.private_pg import PrivatePostgres, private_postgresql
 from tests.integration.up.test_up_on_servers import DATABASE_GROUPS, databases
 
 __all__ = ["databases", "deployment", "private_deployment", "rabbit_vhost"]

@@ -31,7 +31,7 @@ from tests.budget import Budget
 from tests.integration.broker import PrivateBroker
 from tests.integration.deploy.deployment import Deployment
 from tests.integration.faults.cloudview import CloudView, Seen
-from tests.integration.faults.private_pg import PrivatePostgres
+from tests.integration.private_pg import PrivatePostgres
 from tests.polling import wait_for
 
 pytestmark = pytest.mark.integration

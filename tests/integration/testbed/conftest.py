@@ -1,7 +1,7 @@
 """One bed per test module (up once, shared by its tests, down at the end): ``bed``
-(nodes and networks) or ``controlled_bed`` (with the controller on PostgreSQL and a
-RabbitMQ node of its own, ``bed_broker``, which a test may restart without touching
-the broker the other tests use)."""
+(nodes and networks) or ``controlled_bed`` (with the controller on a PostgreSQL server
+and a RabbitMQ node of its own, ``bed_database`` and ``bed_broker``, which a test may
+kill or restart without touching the servers the other tests use)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import pytest
 from saphira.devtools.testbed.bed import Bed, Servers
 from saphira.devtools.testbed.layout import Layout
 from saphira.devtools.testbed.runner import SystemRunner
-from tests.environment import require_tools, server_url
+from tests.environment import require_tools
 from tests.integration.broker import PrivateBroker, broker_for_test
+from tests.integration.private_pg import PrivatePostgres, private_postgresql
 
 
 def new_bed() -> Bed:
@@ -39,9 +40,15 @@ def bed_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateBrok
 
 
 @pytest.fixture(scope="module")
-def controlled_bed(bed_broker: PrivateBroker) -> Iterator[Bed]:
+def bed_database() -> Iterator[PrivatePostgres]:
+    with private_postgresql() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def controlled_bed(bed_broker: PrivateBroker, bed_database: PrivatePostgres) -> Iterator[Bed]:
     require_tools("socat")
-    servers = Servers(server_url("SAPHIRA_TEST_POSTGRESQL"), bed_broker.url, bed_broker.ctl)
+    servers = Servers(bed_database.url, bed_broker.url, bed_broker.ctl)
     made = new_bed()
     try:
         made.up(servers=servers)

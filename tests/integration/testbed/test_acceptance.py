@@ -10,6 +10,7 @@ RabbitMQ restarted while servers build, issue 15's mixed load (long tier: simula
 servers on a fake compute host and real ones on the nodes under concurrent clients), a
 node's network agent then its libvirt daemon killed while servers build there, then the
 controller's conductor, scheduler and API killed one after another while servers build,
+then its database (a PostgreSQL server of the bed's own),
 one server cold-migrated and resized between the nodes with a marker on its disk, then
 a node's compute agent killed: its service goes down, a new server avoids it, and its
 server is evacuated. Then the join tool on the bed: a second join without ``--force``
@@ -44,8 +45,8 @@ from saphira.devtools.testbed.state import Started, start_time
 from saphira.guest_image import BOOTED, HTTP_BODY, READY, GuestImage
 from saphira.join.services import NETWORK_AGENT
 from tests.budget import Budget
-from tests.environment import server_url
 from tests.integration.broker import PrivateBroker
+from tests.integration.private_pg import PrivatePostgres
 from tests.integration.testbed.bedcloud import BedCloud, probe, provider_network, qemu_io
 from tests.integration.testbed.load import FAKE, REAL, Fleet, Plan, Sampler, delete_all, drive
 from tests.polling import wait_for
@@ -322,6 +323,21 @@ def test_the_controllers_services_killed_mid_build_lose_nothing(
     _builds_survive(cloud, node, "controller", kill)
 
 
+def test_the_database_killed_mid_build_loses_nothing(
+    cloud: BedCloud, pair: dict[str, str], bed_database: PrivatePostgres
+) -> None:
+    """The controller's PostgreSQL SIGKILLed while servers build on a node and started
+    again on its data: every build ends ACTIVE or ERROR with a fault, none in a task
+    state, and once deleted they leave nothing (every service reconnects on its own)."""
+    node = cloud.host_of("a2")
+
+    def kill() -> None:
+        bed_database.kill()
+        bed_database.restart()
+
+    _builds_survive(cloud, node, "database", kill)
+
+
 def _served_everywhere(cloud: BedCloud, name: str, cidr: str) -> str:
     """A project network (VLAN on physnet1) with a DHCP subnet, once every node's DHCP
     agent serves it (its namespace and one dnsmasq): its id."""
@@ -520,11 +536,11 @@ def _databases(base: str) -> list[str]:
 
 
 def test_down_drops_the_beds_databases_and_virtual_host(
-    cloud: BedCloud, bed_broker: PrivateBroker
+    cloud: BedCloud, bed_broker: PrivateBroker, bed_database: PrivatePostgres
 ) -> None:
     """Last: the bed is down afterwards (the fixture's own down then finds nothing)."""
     prefix = f"saphira_tb_{cloud.bed.layout.bed}"
-    base = server_url("SAPHIRA_TEST_POSTGRESQL")
+    base = bed_database.url
     assert any(name.startswith(prefix) for name in _databases(base))
     assert cloud.bed.down() == []
     assert [name for name in _databases(base) if name.startswith(prefix)] == []

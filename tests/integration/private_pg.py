@@ -1,4 +1,5 @@
-"""A PostgreSQL server of the test's own, for the test that kills the database.
+"""A PostgreSQL server of the test's own, for the tests that kill the database (the
+process deployment's faults, the test bed's controller).
 
 The suite's server is shared, so it is never killed: this one has its own data
 directory (initdb, as the postgres user), port and socket directory (trusted:
