@@ -29,7 +29,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 OPENSTACK = str(Path(sys.executable).parent / "openstack")
 
@@ -46,31 +46,22 @@ class _Server:
         )  # fmt: skip
         return cls(process)
 
-    def _reply(self, timeout: float | None) -> dict[str, int] | None:
-        out = self.process.stdout
-        assert out is not None
-        if timeout is not None and not select.select([out], [], [], timeout)[0]:
-            return None
-        line = out.readline()
+    def run(self, argv: list[str], env: dict[str, str], timeout: float, out: str, err: str) -> int:
+        """The command's exit status; TimeoutExpired past ``timeout`` (the server killed
+        the command, its own child not yet reaped, so no other process can have its PID)."""
+        stdin, answers = self.process.stdin, self.process.stdout
+        assert stdin is not None and answers is not None
+        request = {"argv": argv, "env": env, "out": out, "err": err, "timeout": timeout}
+        stdin.write(json.dumps(request) + "\n")
+        stdin.flush()
+        line = answers.readline()
         if not line:
             raise RuntimeError(f"the CLI fork server ended ({self.process.wait()})")
-        reply: dict[str, int] = json.loads(line)
-        return reply
-
-    def run(self, argv: list[str], env: dict[str, str], timeout: float, out: str, err: str) -> int:
-        """The command's exit status; TimeoutExpired (the command killed) past ``timeout``."""
-        stdin: IO[str] | None = self.process.stdin
-        assert stdin is not None
-        stdin.write(json.dumps({"argv": argv, "env": env, "out": out, "err": err}) + "\n")
-        stdin.flush()
-        started = self._reply(None)
-        assert started is not None
-        ended = self._reply(timeout)
-        if ended is None:
-            os.kill(started["pid"], signal.SIGKILL)  # the command this call started
-            self._reply(None)
+        reply = json.loads(line)
+        if reply["timed_out"]:
             raise subprocess.TimeoutExpired([OPENSTACK, *argv], timeout)
-        return ended["status"]
+        status: int = reply["status"]
+        return status
 
     def close(self) -> None:
         """End the server: its stdin closes, and it ends after the command it runs."""
@@ -109,7 +100,7 @@ def run(
         try:
             status = server.run(argv, env, timeout, out, err)
         except subprocess.TimeoutExpired:
-            _give_back(server)  # its command was killed and reaped: it serves on
+            _give_back(server)  # it killed and reaped its command: it serves on
             raise
         except BaseException:
             server.close()
@@ -148,19 +139,24 @@ def _command(request: dict[str, Any]) -> None:
 
 
 def _serve() -> None:
-    """Read one request per line; fork the command; answer its PID, then its status."""
+    """Read one request per line; fork the command; answer its status once it ended, or
+    once the server killed it at its timeout."""
     sys.argv = [OPENSTACK]  # the program's name, which cliff reads as it is imported
     from openstackclient import shell  # noqa: F401  (the import the children share)
 
     answers = os.fdopen(os.dup(1), "w")
     for line in sys.stdin:
+        request = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            _command(json.loads(line))
-        answers.write(json.dumps({"pid": pid}) + "\n")
-        answers.flush()
-        answers.write(json.dumps({"status": os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])}))
-        answers.write("\n")
+            _command(request)
+        ended = os.pidfd_open(pid)
+        timed_out = not select.select([ended], [], [], float(request["timeout"]))[0]
+        if timed_out:
+            os.kill(pid, signal.SIGKILL)  # its child, not reaped yet: the PID is still its
+        os.close(ended)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        answers.write(json.dumps({"status": status, "timed_out": timed_out}) + "\n")
         answers.flush()
 
 
