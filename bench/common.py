@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from saphira.devtools.leftovers import purge
+
 READY = "saphira up: ready:"
 PORTS = (5000, 6080, 6082, 6083, 8080, 8774, 8775, 8778, 9292, 9696)  # every registry port
 
@@ -107,3 +109,10 @@ class Cloud:
         if self.proc.stdout is not None:
             self.proc.stdout.close()
         return time.perf_counter() - began
+
+    def take_away(self) -> None:
+        """Stop, then remove what the cloud made on the host (``saphira purge``): its
+        dnsmasq, namespaces and bridges outlive it by design, and once the bench removes
+        the state directory nothing could find them."""
+        self.stop()
+        purge(self.state_dir)

@@ -175,7 +175,7 @@ def main() -> int:
         cloud.stop()
         print(f"compute benchmark stopped: {error}\n  saphira log kept: {cloud.log_path}")
         return 1
-    cloud.stop()
+    cloud.take_away()
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -148,7 +148,7 @@ def main() -> int:
             show(EVENTS + server_events(cloud.proc.pid, events_file))
         print(f"failed runs: {failures.describe()}")
     finally:
-        cloud.stop()
+        cloud.take_away()
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -244,7 +244,7 @@ def main() -> int:
     finally:
         if bench is not None:
             bench.clean_up()
-        cloud.stop()
+        cloud.take_away()
     shutil.rmtree(work, ignore_errors=True)
     return 0
 

@@ -110,7 +110,7 @@ def main() -> int:
         return 0
     finally:
         if cloud is not None:
-            cloud.stop()
+            cloud.take_away()
         if args.keep:
             print(f"  kept {work}")
         else:

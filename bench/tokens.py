@@ -118,7 +118,7 @@ def main() -> int:
     try:
         return run(cloud, args, others)
     finally:
-        cloud.stop()
+        cloud.take_away()
         shutil.rmtree(work, ignore_errors=True)
 
 
