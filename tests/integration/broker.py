@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 import uuid
@@ -21,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.sockets import free_port
+
 SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 CTL = "/usr/lib/rabbitmq/bin/rabbitmqctl"
 
@@ -29,17 +30,11 @@ def available() -> bool:
     return os.path.exists(SERVER) and shutil.which("erl") is not None
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class PrivateBroker:
     def __init__(self, base: Path) -> None:
         self.base = base
         self.node = f"saphira-{uuid.uuid4().hex[:8]}@localhost"
-        self.port = _free_port()
+        self.port = free_port()
         (base / "home").mkdir(parents=True)
         (base / "enabled_plugins").write_text("[].\n")
         (base / "env.conf").write_text("")
@@ -49,7 +44,7 @@ class PrivateBroker:
             "RABBITMQ_NODENAME": self.node,
             "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
             "RABBITMQ_NODE_PORT": str(self.port),
-            "RABBITMQ_DIST_PORT": str(_free_port()),
+            "RABBITMQ_DIST_PORT": str(free_port()),
             "RABBITMQ_MNESIA_BASE": str(base / "mnesia"),
             "RABBITMQ_LOG_BASE": str(base / "log"),
             "RABBITMQ_PID_FILE": str(base / "rabbit.pid"),

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import pwd
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -24,20 +23,15 @@ from pathlib import Path
 import pytest
 
 from tests.scratch import traversable_dir
+from tests.sockets import free_port
 
 BIN = Path("/usr/lib/postgresql/15/bin")
 PASSWORD = "saphira-test"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class PrivatePostgres:
     def __init__(self, base: Path) -> None:
-        self.base, self.data, self.port = base, base / "data", _free_port()
+        self.base, self.data, self.port = base, base / "data", free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.user = pwd.getpwnam("postgres")
 

@@ -17,12 +17,7 @@ from saphira.clients.transport import Request, Routed
 from saphira.exception import ServiceError
 from saphira.service.registry import ServiceSpec, listen_port
 from saphira.service.runner import Runner, own_origins
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.sockets import free_port
 
 
 def _app(body: bytes) -> Callable[[dict[str, Any], Any], Iterable[bytes]]:
@@ -44,7 +39,7 @@ def conf() -> cfg.ConfigOpts:
 
 @pytest.fixture
 def runner(conf: cfg.ConfigOpts) -> Iterator[Runner]:
-    specs = [_spec("one", _free_port()), _spec("two", _free_port())]
+    specs = [_spec("one", free_port()), _spec("two", free_port())]
     runner = Runner(conf, specs)
     yield runner
     runner.stop()
@@ -68,7 +63,7 @@ def test_stop_closes_every_port(runner: Runner, conf: cfg.ConfigOpts) -> None:
 
 
 def test_busy_port_names_the_service_and_starts_nothing(conf: cfg.ConfigOpts) -> None:
-    free = _free_port()
+    free = free_port()
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
@@ -97,7 +92,7 @@ def test_a_service_that_dies_stops_the_cloud_with_its_name(runner: Runner) -> No
 def test_an_in_process_runner_answers_its_own_calls_without_a_socket(
     conf: cfg.ConfigOpts,
 ) -> None:
-    spec = _spec("one", _free_port())
+    spec = _spec("one", free_port())
     url = f"http://127.0.0.1:{listen_port(conf, spec)}/x"
     wire = FakeTransport()  # fails the test if the request reaches it
     runner = Runner(conf, [spec], in_process=True)

@@ -12,12 +12,6 @@ from types import TracebackType
 QEMU = "qemu-system-x86_64"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 class Guest:
     """One QEMU process; ``with Guest(...) as g`` guarantees it is killed."""
 

@@ -18,7 +18,8 @@ from saphira.guest_image import (
     GuestImage,
 )
 from tests.integration.guest import metadata_server
-from tests.integration.guest.qemu import Guest, direct_boot_args, free_port, user_nic
+from tests.integration.guest.qemu import Guest, direct_boot_args, user_nic
+from tests.sockets import free_port
 
 pytestmark = pytest.mark.integration
 MD_ADDR = "10.0.2.100"  # inside QEMU's slirp network: served by guestfwd, never routed out

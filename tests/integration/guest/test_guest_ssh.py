@@ -12,7 +12,8 @@ import pytest
 from saphira.guest_image import READY, GuestImage
 from tests.guest_ssh import connect, new_key_pair, run
 from tests.integration.guest import key_metadata
-from tests.integration.guest.qemu import Guest, direct_boot_args, free_port, user_nic
+from tests.integration.guest.qemu import Guest, direct_boot_args, user_nic
+from tests.sockets import free_port
 
 pytestmark = pytest.mark.integration
 MD_ADDR = "10.0.2.100"

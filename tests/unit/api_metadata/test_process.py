@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import pytest
@@ -11,16 +10,11 @@ import requests
 from saphira import conf as saphira_conf
 from saphira.cmd import api_metadata
 from saphira.service.process import ApiService
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.sockets import free_port
 
 
 def test_only_the_metadata_api_listens(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     own = {"bind_host": "127.0.0.1", "metadata_listen_port": port, "state_path": str(tmp_path)}
     conf = saphira_conf.load([], overrides={"DEFAULT": own})
     service = ApiService(conf, only=("metadata",))

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import requests
 
 from saphira import conf as saphira_conf
 from saphira.service.process import ApiService, api_specs
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.sockets import free_port
 
 
 def test_only_the_dashboard_listens_and_it_asks_for_a_login(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     conf = saphira_conf.load(
         [],
         overrides={
