@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import ok
 from saphira.api.openapi.model import (
     FLAG,
     INTEGER,
@@ -19,13 +18,13 @@ from saphira.api.openapi.model import (
     TEXTS,
     Schema,
     listing,
+    ok,
     record,
     wrapped,
 )
 from saphira.computesvc import quota
 
 _ID: Schema = {"type": ["integer", "string"]}  # an integer before 2.53, a UUID from 2.53
-_LIST = TEXTS
 
 # Hypervisors: the brief view, and the detail (whose usage figures 2.88 dropped).
 _BRIEF_KEYS = ["id", "hypervisor_hostname", "state", "status"]
@@ -62,7 +61,7 @@ _UPDATED_SERVICE = record(["host", "binary"], _SERVICE["properties"])
 _AGGREGATE = record(
     ["id", "name", "availability_zone", "hosts", "metadata", "created_at", "updated_at",
      "deleted_at", "deleted"],
-    {"id": INTEGER, "name": TEXT, "availability_zone": MAYBE_TEXT, "hosts": _LIST,
+    {"id": INTEGER, "name": TEXT, "availability_zone": MAYBE_TEXT, "hosts": TEXTS,
      "metadata": {"type": "object"}, "created_at": TEXT, "updated_at": MAYBE_TEXT,
      "deleted_at": MAYBE_TEXT, "deleted": FLAG, "uuid": TEXT},
 )  # fmt: skip

@@ -19,19 +19,20 @@ from saphira.api.openapi.model import (
     TEXTS,
     Schema,
     answer,
+    keyed,
     listing,
+    ok,
     record,
     wrapped,
 )
 
-STRINGS: Schema = {"type": "object", "additionalProperties": TEXT}  # metadata, extra specs
+STRINGS = keyed(TEXT)  # metadata, extra specs
 ONE_STRING: Schema = {**STRINGS, "minProperties": 1, "maxProperties": 1}  # one key's
 METADATA = wrapped("metadata", STRINGS)  # a server's or an image's
 META = wrapped("meta", ONE_STRING)
 _BRIEF = record(["id", "name", "links"], {"id": TEXT, "name": TEXT, "links": LINKS})
 _ADDRESS = record(["addr", "version"], {"addr": TEXT, "version": {"enum": [4, 6]}})
-ADDRESSES: Schema = {"type": "object", "additionalProperties": {"type": "array",
-                                                                "items": _ADDRESS}}  # fmt: skip
+ADDRESSES = keyed({"type": "array", "items": _ADDRESS})
 SERVER = record(
     ["id", "name", "status", "tenant_id", "user_id", "metadata", "hostId", "image", "flavor",
      "created", "updated", "addresses", "accessIPv4", "accessIPv6", "links"],
@@ -86,11 +87,6 @@ _ACTION_202: Schema = {"anyOf": [
 ]}  # fmt: skip
 
 
-def ok(schema: Schema) -> dict[str, Any]:
-    """The answers of an operation whose success is a 200 with this body."""
-    return {"200": answer(schema)}
-
-
 _SERVERS = "/v2.1/servers"
 _FLAVORS = "/v2.1/flavors"
 _SPECS = f"{_FLAVORS}/<flavor_id>/os-extra_specs"
@@ -121,7 +117,7 @@ ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", f"{_FLAVORS}/<flavor_id>/action"): ok(_ACCESS),  # add or remove a project
     ("GET", _KEYPAIRS): ok(listing("keypairs", wrapped("keypair", _KEYPAIR))),
     # 200 before 2.2, 201 from 2.2
-    ("POST", _KEYPAIRS): {"200": answer(_NEW_KEYPAIR), "201": answer(_NEW_KEYPAIR)},
+    ("POST", _KEYPAIRS): {**ok(_NEW_KEYPAIR), "201": answer(_NEW_KEYPAIR)},
     ("GET", f"{_KEYPAIRS}/<keypair_name>"): ok(wrapped("keypair", _KEYPAIR)),
     ("GET", _GROUPS): ok(listing("server_groups", _GROUP)),
     ("POST", _GROUPS): _ONE_GROUP,

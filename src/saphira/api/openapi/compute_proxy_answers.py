@@ -7,15 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import META, METADATA, STRINGS, ok
+from saphira.api.openapi.compute_answers import META, METADATA, STRINGS
 from saphira.api.openapi.model import (
     INTEGER,
     LINKS,
     MAYBE_INTEGER,
     MAYBE_TEXT,
+    MEDIA_TYPES,
     TEXT,
     list_and_show,
     listing,
+    ok,
     record,
     wrapped,
 )
@@ -23,9 +25,8 @@ from saphira.api.openapi.model import (
 _VERSION_KEYS = ["id", "status", "version", "min_version", "updated", "links"]
 _VERSION = dict.fromkeys(_VERSION_KEYS, TEXT) | {"links": LINKS}
 # One version's own document adds its media types.
-_MEDIA = {"type": "array", "items": record(["base", "type"], {"base": TEXT, "type": TEXT})}
 _ONE_VERSION = wrapped("version", record([*_VERSION_KEYS, "media-types"],
-                                         {**_VERSION, "media-types": _MEDIA}))  # fmt: skip
+                                         {**_VERSION, "media-types": MEDIA_TYPES}))  # fmt: skip
 
 # os-networks: nova-network's fields, null where the network service has none (an
 # admin sees more of them, all null).

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from saphira.api.openapi.compute_answers import ADDRESSES, META, METADATA, ok
+from saphira.api.openapi.compute_answers import ADDRESSES, META, METADATA
 from saphira.api.openapi.model import (
     INTEGER,
     MAYBE_INTEGER,
@@ -14,6 +14,7 @@ from saphira.api.openapi.model import (
     TEXT,
     TEXTS,
     listing,
+    ok,
     record,
     wrapped,
 )

@@ -9,12 +9,15 @@ from saphira.api.openapi.model import (
     FLAG,
     LINKS,
     MAYBE_TEXT,
+    MEDIA_TYPES,
     TEXT,
     TEXTS,
     Schema,
     answer,
+    created,
     list_and_show,
     listing,
+    ok,
     record,
     wrapped,
 )
@@ -80,8 +83,7 @@ _ASSIGNMENT = record(
 _VERSION = record(
     ["id", "status", "updated", "links", "media-types"],
     {"id": TEXT, "status": TEXT, "updated": TEXT, "links": LINKS,
-     "media-types": {"type": "array", "items": record(["base", "type"],
-                                                     {"base": TEXT, "type": TEXT})}},
+     "media-types": MEDIA_TYPES},
 )  # fmt: skip
 _VERSIONS = wrapped("versions", listing("values", _VERSION))
 
@@ -99,8 +101,8 @@ def _keystone(plural: str, singular: str, param: str, item: Schema) -> dict[tupl
     path, one = f"/v3/{plural}", wrapped(singular, item)
     return {
         **list_and_show(path, param, (plural, singular), item, _listed(plural, item)),
-        ("POST", path): {"201": answer(one, "Created")},
-        ("PATCH", f"{path}/<{param}>"): {"200": answer(one)},
+        ("POST", path): created(one),
+        ("PATCH", f"{path}/<{param}>"): ok(one),
     }
 
 
@@ -108,23 +110,23 @@ _GRANTS = ("/v3/<any(projects, domains):kind>/<target_id>", "/v3/<any(system):ki
 _TOKENS = "/v3/auth/tokens"
 ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     ("GET", "/"): {"300": answer(_VERSIONS, "The versions (Multiple Choices)")},
-    ("GET", "/v3"): {"200": answer(wrapped("version", _VERSION))},
-    ("POST", _TOKENS): {"201": answer(TOKEN, "Issued")},
-    ("GET", _TOKENS): {"200": answer(TOKEN)},
-    ("GET", "/v3/auth/catalog"): {"200": answer(_listed("catalog", _CATALOG_ENTRY))},
-    ("GET", "/v3/auth/projects"): {"200": answer(_listed("projects", PROJECT))},
-    ("GET", "/v3/auth/domains"): {"200": answer(_listed("domains", DOMAIN))},
-    ("GET", "/v3/auth/system"): {"200": answer(_listed("system", _SYSTEM))},
+    ("GET", "/v3"): ok(wrapped("version", _VERSION)),
+    ("POST", _TOKENS): created(TOKEN, "Issued"),
+    ("GET", _TOKENS): ok(TOKEN),
+    ("GET", "/v3/auth/catalog"): ok(_listed("catalog", _CATALOG_ENTRY)),
+    ("GET", "/v3/auth/projects"): ok(_listed("projects", PROJECT)),
+    ("GET", "/v3/auth/domains"): ok(_listed("domains", DOMAIN)),
+    ("GET", "/v3/auth/system"): ok(_listed("system", _SYSTEM)),
     **_keystone("domains", "domain", "domain_id", DOMAIN),
     **_keystone("projects", "project", "project_id", PROJECT),
     **_keystone("users", "user", "user_id", USER),
-    ("GET", "/v3/users/<user_id>/projects"): {"200": answer(_listed("projects", PROJECT))},
+    ("GET", "/v3/users/<user_id>/projects"): ok(_listed("projects", PROJECT)),
     **_keystone("roles", "role", "role_id", ROLE),
-    **{("GET", f"{prefix}/users/<user_id>/roles"): {"200": answer(_listed("roles", ROLE))}
+    **{("GET", f"{prefix}/users/<user_id>/roles"): ok(_listed("roles", ROLE))
        for prefix in _GRANTS},
-    ("GET", "/v3/role_assignments"): {"200": answer(_listed("role_assignments", _ASSIGNMENT))},
+    ("GET", "/v3/role_assignments"): ok(_listed("role_assignments", _ASSIGNMENT)),
     **_keystone("services", "service", "ident", SERVICE),
     **_keystone("endpoints", "endpoint", "ident", ENDPOINT),
     **_keystone("regions", "region", "ident", REGION),
-    ("PUT", "/v3/regions/<region_id>"): {"201": answer(wrapped("region", REGION), "Created")},
+    ("PUT", "/v3/regions/<region_id>"): created(wrapped("region", REGION)),
 }  # fmt: skip

@@ -8,7 +8,7 @@ from saphira.api import image
 from saphira.api.image import images, members, schemas
 from saphira.api.image.app import Settings
 from saphira.api.openapi import draft4
-from saphira.api.openapi.model import ApiSpec, Body, Link, Schema, answer, listing
+from saphira.api.openapi.model import ApiSpec, Body, Link, Schema, listing, ok
 
 _IMAGE = "/v2/images/<image_id>"
 _PATCH_OPS: Schema = {
@@ -52,10 +52,10 @@ def answers(settings: Settings) -> dict[tuple[str, str], dict[str, Any]]:
     """Images and members as the image service's own schemas say they are."""
     image, member = _glance(schemas.image_schema(settings)), _glance(schemas.MEMBER_SCHEMA)
     return {
-        ("GET", "/v2/images"): {"200": answer(listing("images", image))},
-        ("GET", _IMAGE): {"200": answer(image)},
-        ("GET", f"{_IMAGE}/members"): {"200": answer(listing("members", member))},
-        ("GET", f"{_IMAGE}/members/<member_id>"): {"200": answer(member)},
+        ("GET", "/v2/images"): ok(listing("images", image)),
+        ("GET", _IMAGE): ok(image),
+        ("GET", f"{_IMAGE}/members"): ok(listing("members", member)),
+        ("GET", f"{_IMAGE}/members/<member_id>"): ok(member),
     }
 
 

@@ -33,6 +33,21 @@ def answer(schema: Schema, description: str = "Success") -> dict[str, Any]:
     return {"description": description, "content": {JSON: {"schema": schema}}}
 
 
+def ok(schema: Schema) -> dict[str, Any]:
+    """The answers of an operation whose success is a 200 with this body."""
+    return {"200": answer(schema)}
+
+
+def created(schema: Schema, description: str = "Created") -> dict[str, Any]:
+    """The answers of an operation whose success is a 201 with this body."""
+    return {"201": answer(schema, description)}
+
+
+def keyed(item: Schema) -> Schema:
+    """An object whose members (ids, names, keys) are each ``item``."""
+    return {"type": "object", "additionalProperties": item}
+
+
 def record(required: list[str], properties: Schema | None = None) -> Schema:
     """An object with these members at least (the fields every microversion or extension
     returns); others may come, as newer microversions and extensions add them."""
@@ -41,6 +56,13 @@ def record(required: list[str], properties: Schema | None = None) -> Schema:
 
 # Links as Nova and Placement give them: [{"rel": "self", "href": "..."}, ...].
 LINKS: Schema = {"type": "array", "items": record(["rel", "href"], {"rel": TEXT, "href": TEXT})}
+
+
+# A version document's media types: [{"base": ..., "type": ...}, ...].
+MEDIA_TYPES: Schema = {
+    "type": "array",
+    "items": record(["base", "type"], {"base": TEXT, "type": TEXT}),
+}
 
 
 def listing(key: str, item: Schema) -> Schema:
@@ -61,8 +83,8 @@ def list_and_show(
     singular)."""
     plural, singular = keys
     return {
-        ("GET", path): {"200": answer(listed or listing(plural, item))},
-        ("GET", f"{path}/<{param}>"): {"200": answer(wrapped(singular, item))},
+        ("GET", path): ok(listed or listing(plural, item)),
+        ("GET", f"{path}/<{param}>"): ok(wrapped(singular, item)),
     }
 
 

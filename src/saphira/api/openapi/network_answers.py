@@ -14,9 +14,10 @@ from saphira.api.openapi.model import (
     TEXT,
     TEXTS,
     Schema,
-    answer,
+    created,
     list_and_show,
     listing,
+    ok,
     record,
     wrapped,
 )
@@ -94,22 +95,22 @@ def _resource(
     """List, show, create (one, or a bulk create's ``{plural: [...]}``) and update."""
     plural, singular = keys
     one = wrapped(singular, item)
-    created = {"anyOf": [one, listing(plural, item)]}
+    made = {"anyOf": [one, listing(plural, item)]}
     answers = {
         **list_and_show(path, param, keys, item),
-        ("POST", path): {"201": answer(created, "Created")},
+        ("POST", path): created(made),
     }
     if updated:
-        answers[("PUT", f"{path}/<{param}>")] = {"200": answer(one)}
+        answers[("PUT", f"{path}/<{param}>")] = ok(one)
     return answers
 
 
 def _quotas(path: str) -> dict[tuple[str, str], dict[str, Any]]:
     one = f"{path}/<project_id>"
-    shown = {"200": answer(wrapped("quota", _LIMITS))}
-    details = {"200": answer(wrapped("quota", _DETAILS))}
+    shown = ok(wrapped("quota", _LIMITS))
+    details = ok(wrapped("quota", _DETAILS))
     return {
-        ("GET", path): {"200": answer(listing("quotas", _OWNED_LIMITS))},
+        ("GET", path): ok(listing("quotas", _OWNED_LIMITS)),
         ("GET", one): shown,
         ("PUT", one): shown,
         ("GET", f"{one}/default"): shown,
@@ -120,7 +121,7 @@ def _quotas(path: str) -> dict[tuple[str, str], dict[str, Any]]:
 
 _V2 = "/v2.0"
 ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
-    ("GET", _V2): {"200": answer(listing("resources", _COLLECTION))},
+    ("GET", _V2): ok(listing("resources", _COLLECTION)),
     **list_and_show(f"{_V2}/extensions", "path:alias", ("extensions", "extension"), _EXTENSION),
     **_resource(f"{_V2}/networks", "net_id", ("networks", "network"), NETWORK),
     **_resource(f"{_V2}/subnets", "subnet_id", ("subnets", "subnet"), SUBNET),
@@ -130,6 +131,6 @@ ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     **_resource(f"{_V2}/security-group-rules", "rule_id",
                 ("security_group_rules", "security_group_rule"), RULE, updated=False),
     **list_and_show(f"{_V2}/agents", "agent_id", ("agents", "agent"), _AGENT),
-    ("PUT", f"{_V2}/agents/<agent_id>"): {"200": answer(wrapped("agent", _AGENT))},
+    ("PUT", f"{_V2}/agents/<agent_id>"): ok(wrapped("agent", _AGENT)),
     **_quotas(f"{_V2}/quotas"),
 }  # fmt: skip
