@@ -41,9 +41,8 @@ class _Server:
     @classmethod
     def start(cls) -> _Server:
         process = subprocess.Popen(
-            [sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("OS_")},
-        )  # fmt: skip
+            [sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )  # each command gets the caller's whole environment, not the server's
         return cls(process)
 
     def run(self, argv: list[str], env: dict[str, str], timeout: float, out: str, err: str) -> int:
@@ -108,6 +107,28 @@ def run(
         found = [Path(path).read_text(errors="replace") for path in (out, err)]
     _give_back(server)
     return subprocess.CompletedProcess([OPENSTACK, *argv], status, *found)
+
+
+def openstack(
+    clouds_yaml: str | Path,
+    *args: str,
+    cloud: str = "admin",
+    timeout: float = 120,
+    check: bool = True,
+) -> Any:
+    """``openstack --os-cloud CLOUD ARGS`` with this clouds.yaml and none of the caller's
+    OS_* settings: parsed JSON when -f json is among ``args``, else the output; with
+    ``check=False`` the completed command, whatever its status."""
+    # Imported here, not at the top: this file is also the fork server's script, which
+    # runs without the tests package on its path.
+    from tests.functional.process import clean_env
+
+    env = clean_env(OS_CLIENT_CONFIG_FILE=str(clouds_yaml))
+    result = run(["--os-cloud", cloud, *args], env, timeout)
+    if not check:
+        return result
+    assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
+    return json.loads(result.stdout) if "json" in args else result.stdout
 
 
 def _give_back(server: _Server) -> None:

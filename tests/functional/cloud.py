@@ -7,7 +7,6 @@ a start that still loses the race for a port is retried on another offset.
 
 from __future__ import annotations
 
-import json
 import random
 import signal
 import socket
@@ -21,7 +20,7 @@ from typing import Any
 from saphira.service import registry
 from saphira.service.up import READY
 from tests import cli, image_cache
-from tests.functional.process import ManagedProcess, clean_env
+from tests.functional.process import ManagedProcess
 
 READY_TIMEOUT = 90.0
 FAKE = "fake.FakeDriver"
@@ -123,14 +122,8 @@ class Cloud:
         self.process.kill()
 
     def openstack(self, *args: str, cloud: str = "admin", check: bool = True) -> Any:
-        """Run the real CLI (tests/cli.py); parsed JSON when -f json is among args, else
-        the result."""
-        env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.clouds_yaml))
-        result = cli.run(["--os-cloud", cloud, *args], env, timeout=120)
-        if not check:
-            return result
-        assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
-        return json.loads(result.stdout) if "json" in args else result.stdout
+        """The real CLI against this cloud (``tests.cli.openstack``)."""
+        return cli.openstack(self.clouds_yaml, *args, cloud=cloud, check=check)
 
 
 START_ATTEMPTS = 3

@@ -9,7 +9,6 @@ must then be a directory that user can pass through.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ from saphira.service import firstrun, reach, unprivileged
 from saphira.service import up as service_up
 from tests import cli
 from tests.functional.cloud import free_offset
-from tests.functional.process import ManagedProcess, clean_env
+from tests.functional.process import ManagedProcess
 from tests.unprivileged import reachable
 
 READY_TIMEOUT = 90.0
@@ -143,10 +142,7 @@ class Deployment:
         return str(image["id"])
 
     def openstack(self, *args: str) -> Any:
-        env = clean_env(OS_CLIENT_CONFIG_FILE=str(self.state / "clouds.yaml"))
-        result = cli.run(["--os-cloud", "admin", *args], env, timeout=180)
-        assert result.returncode == 0, f"openstack {' '.join(args)}: {result.stderr}"
-        return json.loads(result.stdout) if "json" in args else result.stdout
+        return cli.openstack(self.state / "clouds.yaml", *args, timeout=180)
 
 
 def _ini(sections: dict[str, dict[str, object]]) -> str:

@@ -29,7 +29,6 @@ from saphira.guest_image import PROBE_PATH
 from saphira.join.services import NETWORK_AGENT
 from tests import cli
 from tests.functional.clients import sdk
-from tests.functional.process import clean_env
 from tests.polling import wait_for
 
 CLI_TIMEOUT = 300
@@ -51,11 +50,8 @@ class BedCloud:
 
     def openstack(self, *args: str) -> Any:
         """``openstack --os-cloud admin ARGS`` (add ``-f json`` to get data back)."""
-        clouds = str(self.controller_dir / "state" / "clouds.yaml")
-        env = clean_env(OS_CLIENT_CONFIG_FILE=clouds)
-        done = cli.run(["--os-cloud", "admin", *args], env, timeout=CLI_TIMEOUT)
-        assert done.returncode == 0, f"openstack {' '.join(args)}: {done.stderr}"
-        return json.loads(done.stdout) if "json" in args else done.stdout
+        return cli.openstack(self.controller_dir / "state" / "clouds.yaml", *args,
+                             timeout=CLI_TIMEOUT)  # fmt: skip
 
     def manage(self, *args: str) -> str:
         files = [self.controller_dir / "state" / "saphira.conf", self.controller_dir / "nova.conf"]
