@@ -239,7 +239,7 @@ class BedCloud:
         os.kill(old.pid, signal.SIGKILL)
         wait_for(f"the controller's {service} gone", lambda: not old.alive(), timeout=10,
                  interval=0.1)  # fmt: skip
-        controller.start_again(state, service)
+        controller.start_service(state, service)
 
     def kill_compute(self, node: str) -> None:
         """The node's compute agent dies and stays dead: its supervisor (which would start

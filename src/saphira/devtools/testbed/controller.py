@@ -102,12 +102,14 @@ class Controller:
         unprivileged.hand_over(str(self.directory / "state"), account)
         for module in SERVICES:
             if not _running(state, f"controller/{module}"):
-                state.add(f"controller/{module}", self._start(module, [nova_conf], account))
-                state.save(self.layout.state_file)
+                self.start_service(state, module, account)
 
-    def start_again(self, state: BedState, module: str) -> None:
-        """Start one of SERVICES that ended (a fault test killed it) as ``up`` did."""
-        account = unprivileged.ensure_user(USER)
+    def start_service(
+        self, state: BedState, module: str, account: reach.Account | None = None
+    ) -> None:
+        """Start one of SERVICES over ``nova.conf`` and record it: ``up``, and a fault
+        test starting again one it killed."""
+        account = account or unprivileged.ensure_user(USER)
         started = self._start(module, [self.directory / "nova.conf"], account)
         state.add(f"controller/{module}", started)
         state.save(self.layout.state_file)
