@@ -41,24 +41,37 @@ def conf(tmp_path: Path) -> cfg.ConfigOpts:
     return conf
 
 
-class Builds:
-    """The stand-in for guest_image.build: a 64 MiB qcow2 (or given bytes)."""
+def _qcow2(path: Path) -> Path:
+    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", str(path), "64M"], check=True)
+    return path
 
-    def __init__(self, data: bytes | None = None) -> None:
-        self.data = data
+
+class Builds:
+    """The stand-in for guest_image.build: a 64 MiB qcow2 (or given bytes); with
+    ``direct``, a kernel and ramdisk of plain bytes (or the ramdisk ``bad_ramdisk``)."""
+
+    def __init__(self, data: bytes | None = None, *, direct: bool = False,
+                 bad_ramdisk: bool = False) -> None:  # fmt: skip
+        self.data, self.direct, self.bad_ramdisk = data, direct, bad_ramdisk
         self.calls: list[Path] = []
 
-    def __call__(self, out_dir: Path) -> Path:
+    def __call__(self, out_dir: Path) -> tiny_image.Parts:
         self.calls.append(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         disk = out_dir / "disk.qcow2"
         if self.data is not None:
             disk.write_bytes(self.data)
         else:
-            subprocess.run(
-                ["qemu-img", "create", "-q", "-f", "qcow2", str(disk), "64M"], check=True
-            )
-        return disk
+            _qcow2(disk)
+        if not self.direct:
+            return tiny_image.Parts(disk)
+        kernel, ramdisk = out_dir / "vmlinux", out_dir / "initrd"
+        kernel.write_bytes(b"\x7fELF kernel" * 1000)
+        if self.bad_ramdisk:
+            _qcow2(ramdisk)  # declared ari (raw data), but qemu-img finds a qcow2
+        else:
+            ramdisk.write_bytes(b"070701 ramdisk" * 1000)
+        return tiny_image.Parts(disk, kernel, ramdisk, "console=ttyS0 quiet")
 
 
 def _images(conf: cfg.ConfigOpts) -> Iterator[Image]:
@@ -107,7 +120,7 @@ def test_first_call_registers_image_and_flavor_later_ones_nothing(
 def test_a_failed_build_is_a_warning_and_the_flavor_still_comes(
     conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def fails(out_dir: Path) -> Path:
+    def fails(out_dir: Path) -> tiny_image.Parts:
         raise ImageBuildError("apt-get download linux-image-amd64 failed: no mirror")
 
     tiny_image.register(conf, fails)
@@ -124,6 +137,33 @@ def test_refused_data_leaves_no_image_behind(
     conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
 ) -> None:
     tiny_image.register(conf, Builds(b"not a qcow2 at all" * 100))
+    assert list(_images(conf)) == []
+    assert not list((Path(conf.state_path) / "images").iterdir())
+    assert any("upload refused" in r.getMessage() for r in caplog.records)
+
+
+def test_a_direct_boot_registers_kernel_and_ramdisk_named_by_the_disk(
+    conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="saphira.service.tiny_image"):
+        tiny_image.register(conf, Builds(direct=True))
+    images = {str(image.name): image for image in _images(conf)}
+    assert sorted(images) == ["saphira-tiny", "saphira-tiny-kernel", "saphira-tiny-ramdisk"]
+    kernel, ramdisk = images["saphira-tiny-kernel"], images["saphira-tiny-ramdisk"]
+    assert (kernel.disk_format, kernel.container_format, kernel.status) == ("aki", "aki", "active")
+    assert (ramdisk.disk_format, ramdisk.container_format) == ("ari", "ari")
+    assert {p.name: p.value for p in images["saphira-tiny"].properties} == {
+        "hw_disk_bus": "virtio", "kernel_id": kernel.id, "ramdisk_id": ramdisk.id,
+        "os_command_line": "console=ttyS0 quiet",
+    }  # fmt: skip
+    disk_id = images["saphira-tiny"].id
+    assert _own(caplog) == [f"registered image saphira-tiny ({disk_id}) and flavor saphira.tiny"]
+
+
+def test_a_refused_ramdisk_leaves_neither_it_nor_the_kernel_behind(
+    conf: cfg.ConfigOpts, caplog: pytest.LogCaptureFixture
+) -> None:
+    tiny_image.register(conf, Builds(direct=True, bad_ramdisk=True))
     assert list(_images(conf)) == []
     assert not list((Path(conf.state_path) / "images").iterdir())
     assert any("upload refused" in r.getMessage() for r in caplog.records)

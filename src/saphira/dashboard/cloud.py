@@ -131,6 +131,15 @@ def server(conn: Conn, server_id: str, names: ImageNames) -> ServerRow:
     return row(body, names.resolve(conn, {image_of(body)}))
 
 
+#: A kernel or ramdisk image boots nothing on its own (Horizon leaves them out of
+#: Launch too); a disk image that names them is launched instead.
+BOOT_PART_FORMATS = ("aki", "ari")
+
+
+def bootable(images: list[Choice]) -> list[Choice]:
+    return [image for image in images if image.detail not in BOOT_PART_FORMATS]
+
+
 def images(conn: Conn) -> list[Choice]:
     return sorted(
         (Choice(str(i.id), str(i.name or i.id), str(i.disk_format or ""))

@@ -26,7 +26,7 @@ REBUILT = b"#!/bin/sh\necho user-data-after-the-rebuild\n"
 
 @pytest.fixture(scope="module")
 def driver(tiny_image: GuestImage) -> Iterator[LibvirtDriver]:
-    source = guests.FileSource({"tiny": tiny_image.qcow2})
+    source = guests.FileSource.tiny(tiny_image)
     with guests.qemu_reachable_dir("drive") as root:
         settings = Settings(root / "instances", GuestSettings("qemu", None), shutdown_timeout=30)
         drv = LibvirtDriver("test-host", "test-host", settings, source)

@@ -9,6 +9,7 @@ tests/functional/test_cloud_libvirt.py (a guest here would boot the same steps a
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,10 +19,11 @@ import pytest
 
 from saphira.domain.states import PowerState
 from saphira.exception import ImageNotFound
-from saphira.guest_image import BOOTED, GuestImage
+from saphira.guest_image import BOOTED, CMDLINE, GuestImage
 from saphira.objects import ConsoleType, Instance
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
+from saphira.virt.libvirt.config import from_xml
 from saphira.virt.libvirt.domain import GuestSettings
 from saphira.virt.libvirt.driver import LibvirtDriver, Settings
 from saphira.virt.libvirt.paths import InstanceFiles
@@ -42,7 +44,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 
 @pytest.fixture(scope="module")
 def source(tiny_image: GuestImage) -> guests.FileSource:
-    return guests.FileSource({"tiny": tiny_image.qcow2, "tiny-again": tiny_image.qcow2})
+    return guests.FileSource.tiny(tiny_image, "tiny", "tiny-again")
 
 
 @pytest.fixture(scope="module")
@@ -95,17 +97,33 @@ def test_pause_suspend_and_snapshot(
     assert guests.console(driver, server).count(BOOTED) == 1
 
 
+def _booted_with(driver: LibvirtDriver, inst: Instance) -> tuple[str | None, str | None]:
+    """The kernel and command line of the guest's running domain, as libvirt has it."""
+    conn = libvirt.open("qemu:///system")
+    try:
+        found = from_xml(conn.lookupByUUIDString(inst.uuid).XMLDesc(0))
+    finally:
+        conn.close()
+    return found.kernel, found.cmdline
+
+
 def test_rebuild_gives_a_new_disk_and_keeps_the_guest(
     driver: LibvirtDriver, server: Instance
 ) -> None:
+    """From a directly booted image to one that boots from its disk: the firmware and
+    SYSLINUX on the new disk start the guest, and its kernel copy is gone."""
     boots(driver, server, 1)
-    disk = InstanceFiles.of(driver.settings.instances_path, server.uuid).disk
+    files = InstanceFiles.of(driver.settings.instances_path, server.uuid)
     name = driver.get_info(server).internal_id
-    assert disks.backing_file(disk) == driver.cache.path_for("tiny").resolve()
-    driver.rebuild(server, meta("tiny-again"), ())
+    assert disks.backing_file(files.disk) == driver.cache.path_for("tiny").resolve()
+    assert _booted_with(driver, server) == (str(files.kernel), CMDLINE)
+    assert files.kernel.read_bytes()[:4] == b"\x7fELF"
+    driver.rebuild(dataclasses.replace(server, system_metadata={}), meta("tiny-again"), ())
     boots(driver, server, 2)
-    assert disks.backing_file(disk) == driver.cache.path_for("tiny-again").resolve()
+    assert disks.backing_file(files.disk) == driver.cache.path_for("tiny-again").resolve()
     assert driver.get_info(server).internal_id == name  # the same domain
+    assert _booted_with(driver, server) == (None, None)
+    assert not files.kernel.exists() and not files.ramdisk.exists()
 
 
 def test_a_guest_killed_from_outside_is_reported_off(
@@ -151,7 +169,6 @@ def test_a_failed_spawn_leaves_nothing(
 def test_five_guests_at_once_share_one_download(
     driver: LibvirtDriver, source: guests.FileSource
 ) -> None:
-    opens = source.opens
     fresh = "tiny-five"
     source.images[fresh] = source.images["tiny"]
     servers = [instance(image_ref=fresh) for _ in range(5)]
@@ -170,7 +187,7 @@ def test_five_guests_at_once_share_one_download(
         for thread in threads:
             thread.join(120)
         assert errors == []
-        assert source.opens == opens + 1
+        assert source.opened[fresh] == 1
         for inst in servers:
             boots(driver, inst, 1)
     finally:

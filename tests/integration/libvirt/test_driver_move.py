@@ -38,7 +38,7 @@ def _driver(root: Path, host: str, source: guests.FileSource) -> LibvirtDriver:
 
 @pytest.fixture(scope="module")
 def pair(tiny_image: GuestImage) -> Iterator[tuple[LibvirtDriver, LibvirtDriver]]:
-    source = guests.FileSource({"tiny": tiny_image.qcow2})
+    source = guests.FileSource.tiny(tiny_image)
     with guests.qemu_reachable_dir("move") as root:
         a, b = _driver(root, "host-a", source), _driver(root, "host-b", source)
         yield a, b

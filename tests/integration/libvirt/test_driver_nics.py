@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("libvirt")]
 
 @pytest.fixture(scope="module")
 def driver(tiny_image: GuestImage) -> Iterator[LibvirtDriver]:
-    source = guests.FileSource({"tiny": tiny_image.qcow2})
+    source = guests.FileSource.tiny(tiny_image)
     with guests.qemu_reachable_dir("nics") as root:
         settings = Settings(instances_path=root / "instances",
                             guest=GuestSettings("qemu", None), shutdown_timeout=30)  # fmt: skip

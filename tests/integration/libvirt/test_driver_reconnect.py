@@ -47,7 +47,7 @@ def driver(tiny_image: GuestImage) -> Iterator[LibvirtDriver]:
             instances_path=root / "instances", guest=GuestSettings("qemu", None),
             shutdown_timeout=5,
         )  # fmt: skip
-        source = guests.FileSource({"tiny": tiny_image.qcow2})
+        source = guests.FileSource.tiny(tiny_image)
         drv = LibvirtDriver("test-host", "test-host", settings, source)
         drv.init_host()
         yield drv

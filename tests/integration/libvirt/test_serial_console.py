@@ -32,7 +32,7 @@ def _free_range(count: int) -> range:
 
 @pytest.fixture(scope="module")
 def driver(tiny_image: GuestImage) -> Iterator[LibvirtDriver]:
-    source = guests.FileSource({"tiny": tiny_image.qcow2})
+    source = guests.FileSource.tiny(tiny_image)
     with guests.qemu_reachable_dir("serial") as root:
         settings = Settings(
             instances_path=root / "instances",

@@ -25,7 +25,7 @@ from saphira.devtools.testbed.daemons import Daemons
 from saphira.devtools.testbed.join import TIMEOUT as JOIN_TIMEOUT
 from saphira.devtools.testbed.join import Join
 from saphira.devtools.testbed.layout import Addresses
-from saphira.guest_image import PROBE_PATH
+from saphira.guest_image import PROBE_PATH, GuestImage
 from saphira.join.services import NETWORK_AGENT
 from tests import cli
 from tests.functional.clients import sdk
@@ -248,14 +248,30 @@ class BedCloud:
             os.kill(self.agent_pid(node, service), signal.SIGKILL)
 
 
-def provider_network(cloud: BedCloud, qcow2: Path) -> str:
+def _tiny(cloud: BedCloud, image: Path | GuestImage) -> None:
+    """Image ``tiny``: the disk alone (a Path), or with the build's kernel and ramdisk,
+    which its servers then boot directly (2.5 s of TCG CPU a boot instead of 7)."""
+    o = cloud.openstack
+    props = ["--property", "hw_disk_bus=virtio"]
+    if isinstance(image, GuestImage):
+        for key, fmt, part in (("kernel_id", "aki", image.vmlinux),
+                               ("ramdisk_id", "ari", image.initramfs)):  # fmt: skip
+            made = o("image", "create", "--disk-format", fmt, "--container-format", fmt,
+                     "--public", "--file", str(part), f"tiny-{fmt}", "-f", "json")  # fmt: skip
+            props += ["--property", f"{key}={made['id']}"]
+        props += ["--property", f"os_command_line={image.cmdline}"]
+    disk = image.qcow2 if isinstance(image, GuestImage) else image
+    o("image", "create", "--disk-format", "qcow2", "--container-format", "bare", "--public",
+      "--file", str(disk), *props, "tiny")  # fmt: skip
+
+
+def provider_network(cloud: BedCloud, image: Path | GuestImage) -> str:
     """The tiny image and two flavors (``tiny``, ``tiny2``), a flat network ``prov`` on
     physnet1 (the bed's provider network) and, as its gateway, an address of the caller's
     on the provider bridge that the default group lets reach port 80 (the guests' probe);
     that address."""
     o = cloud.openstack
-    o("image", "create", "--disk-format", "qcow2", "--container-format", "bare", "--public",
-      "--file", str(qcow2), "--property", "hw_disk_bus=virtio", "tiny")  # fmt: skip
+    _tiny(cloud, image)
     o("flavor", "create", "--vcpus", "1", "--ram", "128", "--disk", "1", "tiny")
     o("flavor", "create", "--vcpus", "1", "--ram", "160", "--disk", "1", "tiny2")
     prefix = f"10.{cloud.addresses.octet}.1"

@@ -87,7 +87,7 @@ class Provider:
 @pytest.fixture(scope="module")
 def provider(cloud: BedCloud, discovered: str, tiny_image: GuestImage) -> Provider:
     """The tiny image, flavors and the provider network (``bedcloud.provider_network``)."""
-    return Provider(provider_network(cloud, tiny_image.qcow2))
+    return Provider(provider_network(cloud, tiny_image))
 
 
 def _create(cloud: BedCloud, name: str, *extra: str) -> str:

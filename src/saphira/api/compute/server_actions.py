@@ -9,6 +9,7 @@ resize) is told.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,7 @@ from saphira.api.compute.common import canonical_ip
 from saphira.api.wsgi import json_response, validate
 from saphira.computesvc import actions, quota
 from saphira.context import RequestContext
+from saphira.domain import direct_boot
 from saphira.domain.table import Action
 from saphira.exception import BadRequest, Conflict, NotFound
 from saphira.objects import Instance
@@ -106,7 +108,11 @@ def _rebuild(call: Call, server_id: str, _key: str, _body: Any) -> Response:
     data = call.body(server_schemas.rebuild(call.at_least))["rebuild"]
     found = _placed(call, server_id, "servers:rebuild")
     image = server_create.check_image(call, data["imageRef"], found.instance.flavor)
-    changes: dict[str, Any] = {"image_ref": data["imageRef"]}
+    sysmeta = direct_boot.rebuilt(found.instance.system_metadata, image)  # the new image's boot
+    changes: dict[str, Any] = {
+        "image_ref": data["imageRef"],
+        "system_metadata": json.dumps(sysmeta),
+    }
     for key, column in (("name", "display_name"), ("description", "display_description"),
                         ("accessIPv4", "access_ip_v4"), ("accessIPv6", "access_ip_v6"),
                         ("metadata", "metadata"), ("user_data", "user_data")):  # fmt: skip

@@ -25,6 +25,7 @@ from saphira.computesvc import create as store
 from saphira.computesvc import quota
 from saphira.computesvc.quota import Scope
 from saphira.computesvc.server_groups import InstanceGroup
+from saphira.domain import direct_boot
 from saphira.domain.quota import server_deltas
 from saphira.exception import BadRequest, NotFound
 from saphira.objects import Flavor, Instance, RequestSpec
@@ -73,7 +74,8 @@ def _flavor(call: Call, ref: object) -> Flavor:
 
 
 def check_image(call: Call, image_ref: str, flavor: Flavor) -> dict[str, Any]:
-    """The image as the caller sees it; active, and fitting the flavor (Nova's words)."""
+    """The image as the caller sees it; active, and fitting the flavor (Nova's words).
+    The kernel and ramdisk it names must be images the caller sees too."""
     if not image_ref:
         raise BadRequest("Missing imageRef attribute")
     token = call.context.auth_token or call.request.headers.get("X-Auth-Token", "")
@@ -92,6 +94,9 @@ def check_image(call: Call, image_ref: str, flavor: Flavor) -> dict[str, Any]:
                              f"{min_disk * GIB} bytes.")  # fmt: skip
     if min_ram > flavor.memory_mb:
         raise BadRequest("Flavor's memory is too small for requested image.")
+    for part in direct_boot.referenced(image):  # Nova's _handle_kernel_and_ramdisk
+        if call.state.image_service.get(token, part).get("status") != "active":
+            raise BadRequest(f"Image {part} is not active.")
     return image
 
 
@@ -256,6 +261,7 @@ def plan(call: Call) -> Plan:
         "image_disk_format": str(image.get("disk_format") or ""),
         "image_container_format": str(image.get("container_format") or ""),
         "return_reservation_id": str(server.get("return_reservation_id", "false")).lower(),
+        **direct_boot.system_metadata(image),
     }  # fmt: skip
     found.network_mode, found.networks = _networks(call, server.get("networks"))
     network_checks.check_create(call, server.get("networks"), groups, max_count)

@@ -12,6 +12,7 @@ from typing import Any
 
 from saphira.api.compute.addresses import server_addresses
 from saphira.api.compute.app import Call
+from saphira.domain import direct_boot
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.status import status_from_state
 from saphira.exception import Forbidden
@@ -138,10 +139,12 @@ def _admin_attrs(instance: Instance, gates: Gates) -> dict[str, Any]:
         "OS-EXT-SRV-ATTR:hypervisor_hostname": instance.node,
     }
     if gates.v2_3:
+        sysmeta = instance.system_metadata
         attrs.update({
             "OS-EXT-SRV-ATTR:reservation_id": instance.reservation_id,
             "OS-EXT-SRV-ATTR:launch_index": instance.launch_index,
-            "OS-EXT-SRV-ATTR:kernel_id": "", "OS-EXT-SRV-ATTR:ramdisk_id": "",
+            "OS-EXT-SRV-ATTR:kernel_id": sysmeta.get(direct_boot.KERNEL_KEY, ""),
+            "OS-EXT-SRV-ATTR:ramdisk_id": sysmeta.get(direct_boot.RAMDISK_KEY, ""),
             "OS-EXT-SRV-ATTR:hostname": instance.hostname,
             "OS-EXT-SRV-ATTR:root_device_name": None,
             "OS-EXT-SRV-ATTR:user_data": instance.user_data,

@@ -26,13 +26,12 @@ class Choices:
 def _choices(ctx: Ctx) -> Choices:
     conn = ctx.conn
     project = ctx.live.login.project.id
-    return Choices(
-        *ctx.app.calls.gather(
-            partial(cloud.images, conn), partial(cloud.flavors, conn),
-            partial(cloud.networks, conn), partial(cloud.security_groups, conn, project),
-            partial(cloud.keypairs, conn),
-        )
+    images, *rest = ctx.app.calls.gather(
+        partial(cloud.images, conn), partial(cloud.flavors, conn),
+        partial(cloud.networks, conn), partial(cloud.security_groups, conn, project),
+        partial(cloud.keypairs, conn),
     )  # fmt: skip
+    return Choices(cloud.bootable(images), *rest)
 
 
 def form(ctx: Ctx, message: str = "", status: int = 200) -> Response:

@@ -1,4 +1,5 @@
-"""The domain one instance gets: flavor, disks, console log, VNC and NICs.
+"""The domain one instance gets: flavor, disks, kernel (a direct boot), console log,
+VNC and NICs.
 
 Built fresh from the instance on every (re)definition, so a resize or a
 hard reboot applies what the database says, never a stale XML file.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from saphira.domain.direct_boot import DirectBoot
 from saphira.objects import Flavor, Instance
 from saphira.virt.libvirt.config import (
     DiskConfig,
@@ -50,6 +52,7 @@ def build(
         disks.append(DiskConfig(str(files.ephemeral), "vdb"))
     if config_drive:
         disks.append(DiskConfig(str(files.config_drive), "hda", "raw", "ide", "cdrom"))
+    boot = DirectBoot.of(instance.system_metadata)
     graphics = GraphicsConfig(settings.vnc_listen) if settings.vnc_listen else None
     listen = settings.spice_listen
     spice = SpiceConfig(listen, None, settings.spice_agent) if listen else None
@@ -61,6 +64,9 @@ def build(
         vcpus=flavor.vcpus,
         cpu_mode="host-passthrough" if settings.virt_type == "kvm" else None,
         disks=tuple(disks),
+        kernel=str(files.kernel) if boot else None,
+        initrd=str(files.ramdisk) if boot and boot.ramdisk_id else None,
+        cmdline=boot.cmdline if boot else None,
         interfaces=tuple(interface(vif, host) for vif in network_info),
         serial=SerialConsoleConfig(str(files.console_log), settings.serial_listen, serial_port),
         graphics=graphics,

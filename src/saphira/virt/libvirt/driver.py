@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from oslo_config import cfg
 from saphira.clients.endpoints import image_locator
 from saphira.clients.identity import PasswordToken
 from saphira.clients.image import ImageClient
+from saphira.domain.direct_boot import DirectBoot
 from saphira.domain.states import PowerState
 from saphira.exception import ConsoleNotAvailable, ConsoleTypeUnavailable
 from saphira.objects import ConsoleEndpoint, ConsoleType, Flavor, Instance
@@ -32,7 +34,7 @@ from saphira.virt.errors import GuestNotFound, VirtError
 from saphira.virt.libvirt import disks, domain, guest, nics, resources, transfer
 from saphira.virt.libvirt.config import from_xml, interface_xml, to_xml
 from saphira.virt.libvirt.host import Host
-from saphira.virt.libvirt.imagecache import ImageCache
+from saphira.virt.libvirt.imagecache import BOOT_FILES, ImageCache
 from saphira.virt.libvirt.paths import (
     QEMU_USER,
     InstanceFiles,
@@ -224,6 +226,7 @@ class LibvirtDriver(ComputeDriver):
         try:
             files.create()
             self._create_disks(instance, instance.flavor, image_meta, files)
+            self._boot_files(instance, files)
             self._config_drive(instance, image_meta, files)
             dom = self._define(instance, instance.flavor, files, network_info)
             if network_info and vifs_plugged is not None:
@@ -268,6 +271,7 @@ class LibvirtDriver(ComputeDriver):
         for path in (files.disk, files.ephemeral):
             path.unlink(missing_ok=True)
         self._create_disks(instance, instance.flavor, image_meta, files)
+        self._boot_files(instance, files)
         files.config_drive.unlink(missing_ok=True)
         self._config_drive(instance, image_meta, files)  # what the rebuild changed, as Nova
         dom = self._define(instance, instance.flavor, files, network_info)
@@ -390,6 +394,7 @@ class LibvirtDriver(ComputeDriver):
         files, flavor = self._files(instance), migration.new_flavor
         if migration.source_host != self.host:
             self._received(instance, image_meta, files)
+            self._boot_files(instance, files)  # only the disks travel
         if flavor.root_gb * disks.GIB > disks.info(files.disk, "qcow2").virtual_size:
             disks.resize(files.disk, flavor.root_gb)
         if flavor.ephemeral_gb and not files.ephemeral.exists():
@@ -480,6 +485,19 @@ class LibvirtDriver(ComputeDriver):
         disks.create_overlay(base.path, base.disk_format, files.disk, flavor.root_gb)
         if flavor.ephemeral_gb:
             disks.create_blank(files.ephemeral, flavor.ephemeral_gb)
+
+    def _boot_files(self, instance: Instance, files: InstanceFiles) -> None:
+        """A directly booted guest's kernel and ramdisk, copied from this host's
+        cache into its directory (Nova's ``kernel`` and ``ramdisk``); a guest that
+        boots from its disk keeps none."""
+        boot = DirectBoot.of(instance.system_metadata)
+        wanted = {files.kernel: boot.kernel_id if boot else None,
+                  files.ramdisk: boot.ramdisk_id if boot else None}  # fmt: skip
+        for path, image_id in wanted.items():
+            path.unlink(missing_ok=True)
+            if image_id is not None:
+                shutil.copyfile(self.cache.fetch(image_id, BOOT_FILES).path, path)
+                path.chmod(0o644)  # read by QEMU's user
 
     def _config_drive(self, instance: Instance, image: ImageMeta, files: InstanceFiles) -> None:
         if configdrive.required(instance, image, self.settings.drive.force):

@@ -25,7 +25,10 @@ from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.filelock import locked
 from saphira.virt.types import ImageSource, ImageStream
 
-BOOTABLE = ("raw", "qcow2")
+BOOTABLE = ("raw", "qcow2")  # a root disk's base
+BOOT_FILES = ("aki", "ari")  # a direct boot's kernel and ramdisk: plain files
+# What qemu-img must find in an image of each declared format.
+_DATA_FORMAT = {"aki": "raw", "ari": "raw"}
 TEMP_SUFFIX = ".part"
 STRAY_TEMP_AGE = 3600  # no download goes an hour without writing
 _BASE_NAME = re.compile(r"[0-9a-f]{40}")
@@ -46,8 +49,9 @@ class ImageCache:
     def path_for(self, image_id: str) -> Path:
         return self.base_dir / hashlib.sha1(image_id.encode(), usedforsecurity=False).hexdigest()
 
-    def fetch(self, image_id: str) -> CachedImage:
-        """The image's verified base, downloaded first if this host has none.
+    def fetch(self, image_id: str, formats: tuple[str, ...] = BOOTABLE) -> CachedImage:
+        """The image's verified base, downloaded first if this host has none; a
+        download of any other disk format than ``formats`` is refused.
 
         Its mtime is set to now on every use: cleanup's age clock. A base that a
         running guest holds belongs to QEMU's user meanwhile (libvirt's dynamic
@@ -57,7 +61,7 @@ class ImageCache:
         self.base_dir.mkdir(parents=True, exist_ok=True)
         with locked(_lock_path(path)):
             if not path.exists():
-                self._download(image_id, path)
+                self._download(image_id, path, formats)
             with contextlib.suppress(PermissionError):
                 os.utime(path)
             found = disks.info(path)
@@ -83,11 +87,11 @@ class ImageCache:
                 removed.append(entry)
         return removed
 
-    def _download(self, image_id: str, path: Path) -> None:
+    def _download(self, image_id: str, path: Path, formats: tuple[str, ...]) -> None:
         with self.source.open(image_id) as stream:
-            if stream.disk_format not in BOOTABLE:
+            if stream.disk_format not in formats:
                 raise VirtError(f"image {image_id}: disk format {stream.disk_format!r} cannot "
-                                f"be booted here (only {', '.join(BOOTABLE)})")  # fmt: skip
+                                f"be booted here (only {', '.join(formats)})")  # fmt: skip
             fd, name = tempfile.mkstemp(dir=self.base_dir, prefix=f"{path.name}.",
                                         suffix=TEMP_SUFFIX)  # fmt: skip
             temp = Path(name)
@@ -140,7 +144,7 @@ def _inspect(stream: ImageStream, temp: Path) -> None:
     must be self-contained: a backing or data file would let it read host files."""
     found = disks.info(temp)
     why = ""
-    if found.format != stream.disk_format:
+    if found.format != _DATA_FORMAT.get(stream.disk_format, stream.disk_format):
         why = f"it is declared {stream.disk_format} but its data is {found.format}"
     elif found.backing_file is not None:
         why = f"it has a backing file ({found.backing_file})"

@@ -40,6 +40,15 @@ class InstanceFiles:
         return self.directory / "disk.config"
 
     @property
+    def kernel(self) -> Path:
+        """A directly booted guest's kernel (Nova's name), copied from the image cache."""
+        return self.directory / "kernel"
+
+    @property
+    def ramdisk(self) -> Path:
+        return self.directory / "ramdisk"
+
+    @property
     def console_log(self) -> Path:
         return self.directory / CONSOLE_LOG
 

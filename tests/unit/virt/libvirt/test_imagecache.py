@@ -15,7 +15,7 @@ import pytest
 from saphira.virt.errors import VirtError
 from saphira.virt.libvirt import disks
 from saphira.virt.libvirt.filelock import locked
-from saphira.virt.libvirt.imagecache import ImageCache
+from saphira.virt.libvirt.imagecache import BOOT_FILES, ImageCache
 from tests.unit.virt.libvirt.fake_images import FakeImages, qcow2, raw_bytes
 
 REPO = Path(__file__).resolve().parents[4]
@@ -184,3 +184,19 @@ def test_overlay_backs_onto_the_cached_base(tmp_path: Path, images: FakeImages) 
     base = _cache(tmp_path, images).fetch("img-1")
     disks.create_overlay(base.path, base.disk_format, tmp_path / "disk", 1)
     assert disks.backing_file(tmp_path / "disk") == base.path
+
+
+def test_a_kernel_and_a_ramdisk_are_fetched_only_as_boot_files(
+    tmp_path: Path, images: FakeImages
+) -> None:
+    images.add("kernel", raw_bytes(), "aki")
+    images.add("sneaky", qcow2(tmp_path / "a.qcow2").read_bytes(), "ari")
+    cache = _cache(tmp_path, images)
+    with pytest.raises(VirtError, match="disk format 'aki' cannot be booted here"):
+        cache.fetch("kernel")  # as a root disk
+    assert images.opened == ["kernel"] and os.listdir(cache.base_dir) == []
+    fetched = cache.fetch("kernel", BOOT_FILES)
+    assert fetched.path.read_bytes() == raw_bytes()
+    with pytest.raises(VirtError, match="declared ari but its data is qcow2"):
+        cache.fetch("sneaky", BOOT_FILES)
+    assert os.listdir(cache.base_dir) == [fetched.path.name]
