@@ -119,7 +119,10 @@ def test_a_real_guest_goes_through_every_action(cloud: Cloud, instances: Path) -
         "server", "create", "--image", "saphira-tiny", "--flavor", "saphira.tiny",
         "--no-network", "--wait", "g1",
     )  # fmt: skip
-    assert show(cloud, "g1")["status"] == "ACTIVE"
+    shown = show(cloud, "g1")
+    assert shown["status"] == "ACTIVE"
+    kernel = cloud.openstack("image", "show", "saphira-tiny-kernel", "-f", "json")["id"]
+    assert shown["OS-EXT-SRV-ATTR:kernel_id"] == kernel  # booted directly, not by SYSLINUX
     wait_console(cloud, "g1", BOOTED, 1)
     assert len(console(cloud, "g1", "--lines", "2").splitlines()) <= 2
 
@@ -143,6 +146,7 @@ def test_a_real_guest_goes_through_every_action(cloud: Cloud, instances: Path) -
     cloud.openstack("server", "image", "create", "--name", "g1-snap", "--wait", "g1")
     snap = cloud.openstack("image", "show", "g1-snap", "-f", "json")
     assert snap["status"] == "active" and snap["disk_format"] == "qcow2", snap
+    assert snap["properties"]["kernel_id"] == kernel  # its servers boot the same way
     cloud.openstack("image", "delete", "g1-snap")
 
     # One vCPU: a two-vCPU TCG guest on a loaded two-core host can stall at boot (RCU, no

@@ -58,6 +58,13 @@ def system_metadata(image: Mapping[str, object]) -> dict[str, str]:
     return {key: str(value) for key, value in found.items() if value}
 
 
+def image_properties(system_metadata: Mapping[str, str]) -> dict[str, str]:
+    """A snapshot's share of what the server recorded, as image properties (Nova's
+    snapshots inherit their server's ``image_*`` entries), so it boots the same way."""
+    names = {KERNEL_KEY: "kernel_id", RAMDISK_KEY: "ramdisk_id", CMDLINE_KEY: "os_command_line"}
+    return {names[key]: value for key, value in system_metadata.items() if key in names and value}
+
+
 def rebuilt(current: Mapping[str, str], image: Mapping[str, object]) -> dict[str, str]:
     """A server's system metadata once rebuilt from ``image``: the old image's boot
     entries gone, the new one's in."""

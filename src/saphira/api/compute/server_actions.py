@@ -163,7 +163,8 @@ def _create_image(call: Call, server_id: str, _key: str, body: Any) -> Response:
     meta = {k: str(v) for k, v in (body.get("metadata") or {}).items()}
     image = call.state.image_service.create(token, {
         "name": body["name"], "disk_format": "qcow2", "container_format": "bare",
-        "instance_uuid": server_id, "image_type": "snapshot", **meta,
+        "instance_uuid": server_id, "image_type": "snapshot",
+        **direct_boot.image_properties(found.instance.system_metadata), **meta,
     })  # fmt: skip
     run(call, found, Action.CREATE_IMAGE)
     _cast(call, found, lambda h, c, i: h.snapshot_instance(c, i, image["id"]))

@@ -54,6 +54,10 @@ def test_image_properties_become_the_recorded_entries() -> None:
     }  # fmt: skip
     assert direct_boot.system_metadata({"ramdisk_id": "r"}) == {}  # no kernel: a disk boot
     assert direct_boot.referenced(ami) == ("k", "r")
+    recorded = direct_boot.system_metadata(ami)
+    assert direct_boot.image_properties({**recorded, "security_groups": "[]"}) == {
+        "kernel_id": "k", "ramdisk_id": "r", "os_command_line": "quiet"
+    }  # fmt: skip
     old = {"security_groups": "[]", direct_boot.CMDLINE_KEY: "old"}
     assert direct_boot.rebuilt(old, {"kernel_id": "k2"}) == {
         "security_groups": "[]", direct_boot.KERNEL_KEY: "k2"
