@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from saphira.db.cell import instance_rows, models
 from saphira.db.cell.instances import InstanceFilters, MarkerNotFound, _conditions
+from saphira.db.id_lists import ByIds
 from saphira.objects import Instance
 
 __all__ = ["CHUNK", "MarkerNotFound", "Order", "Position", "SortKey", "page", "position_of"]
@@ -120,7 +121,7 @@ def _objects(session: Session, uuids: list[str]) -> list[Instance]:
     """The instances ``uuids`` name, in that order, with their children."""
     connection = session.connection()  # Core statements: no ORM entity to compile or load
     place = {uuid: index for index, uuid in enumerate(uuids)}
-    rows = sorted(connection.execute(_ROWS, {"uuids": uuids}), key=lambda row: place[row.uuid])
+    rows = sorted(_ROWS.execute(connection, uuids), key=lambda row: place[row.uuid])
     metadata, tags = _children(connection, uuids)
     return [
         instance_rows.from_columns(row, instance_rows.Children(
@@ -169,24 +170,22 @@ _INSTANCES = models.Instance.__table__
 _CACHES = models.InstanceInfoCache.__table__
 _META = models.InstanceMetadata.__table__
 _TAGS = models.Tag.__table__
-# The page's uuids, one parameter expanded at execution, whatever the page's length.
-_UUIDS: sa.BindParameter[list[str]] = sa.bindparam("uuids", expanding=True)
 # A page's rows (the columns to_object reads) with their info caches, by uuid (built
 # once: a select of 30 columns and a join costs more to construct than to run for a
-# short page).
-_ROWS = (
+# short page; the uuids bound as id_lists does).
+_ROWS = ByIds.of(lambda uuids: (
     sa.select(*(_INSTANCES.c[name] for name in instance_rows.READ), _CACHES.c.network_info)
     .outerjoin(_CACHES, _CACHES.c.instance_uuid == _INSTANCES.c.uuid)
-    .where(_INSTANCES.c.uuid.in_(_UUIDS))
-)
+    .where(_INSTANCES.c.uuid.in_(uuids))
+))  # fmt: skip
 # The page's metadata items (kind 0) and tags (kind 1) in one statement.
-_CHILDREN = sa.union_all(
+_CHILDREN = ByIds.of(lambda uuids: sa.union_all(
     sa.select(sa.literal_column("0").label("kind"), _META.c.instance_uuid.label("owner"),
               _META.c.key.label("name"), _META.c.value)
-    .where(_META.c.instance_uuid.in_(_UUIDS), _META.c.deleted == 0),
+    .where(_META.c.instance_uuid.in_(uuids), _META.c.deleted == 0),
     sa.select(sa.literal_column("1"), _TAGS.c.resource_id, _TAGS.c.tag, sa.null())
-    .where(_TAGS.c.resource_id.in_(_UUIDS)),
-)  # fmt: skip
+    .where(_TAGS.c.resource_id.in_(uuids)),
+))  # fmt: skip
 
 
 def _children(
@@ -195,7 +194,7 @@ def _children(
     """The metadata and tags of the page's rows, by instance uuid."""
     metadata: dict[str, dict[str, str]] = {}
     tags: dict[str, list[str]] = {}
-    for kind, owner, name, value in connection.execute(_CHILDREN, {"uuids": uuids}):
+    for kind, owner, name, value in _CHILDREN.execute(connection, uuids):
         if kind == 0:
             metadata.setdefault(owner, {})[name] = value
         else:
