@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
 from saphira.context import RequestContext
-from saphira.db.api.cells import Cell
+from saphira.db.api.cells import CELL0_UUID, Cell
 from saphira.db.directory import CellDirectory, cells_in
 
 
@@ -20,9 +20,16 @@ class Caller:
     context: RequestContext
     api: Session
     directory: CellDirectory
+    # Every cell with cell0, read once per request: an admin's listing asked twice (its
+    # rows, its host statuses), each a statement in the API database.
+    _cells: list[Cell] | None = field(default=None, init=False, repr=False, compare=False)
 
     def cells(self, *, with_cell0: bool = False) -> list[Cell]:
-        return cells_in(self.api, with_cell0=with_cell0)
+        if self._cells is None:
+            self._cells = cells_in(self.api, with_cell0=True)
+        if with_cell0:
+            return list(self._cells)
+        return [cell for cell in self._cells if cell.uuid != CELL0_UUID]
 
     @contextmanager
     def cell(self, cell: Cell) -> Iterator[Session]:

@@ -99,16 +99,21 @@ def mapped_hosts(caller: Caller) -> dict[str, str]:
     return {host: cell for host, cell in caller.api.execute(stmt)}
 
 
-# Built once: an admin's GET /servers/{id} reads the services for the host status.
+# Built once: an admin's GET /servers/{id} reads its host's services for the host status.
 _SERVICES = sa.select(models.Service).filter_by(deleted=0).order_by(models.Service.id)
+_SERVICES_ON = _SERVICES.where(models.Service.host == sa.bindparam("host"))
 
 
-def services(caller: Caller) -> list[HostService]:
+def services(caller: Caller, host: str | None = None) -> list[HostService]:
+    """Every cell's services in order (cells in mapping order, then by id); with ``host``,
+    only those on it (the same ones in the same order)."""
     found: list[HostService] = []
     for cell in caller.cells():
         with caller.cell(cell) as session:
-            rows = [_record(Service, row) for row in session.scalars(_SERVICES)]
-        found.extend(HostService(cell, row) for row in rows)
+            rows = (session.scalars(_SERVICES) if host is None
+                    else session.scalars(_SERVICES_ON, {"host": host}))  # fmt: skip
+            records = [_record(Service, row) for row in rows]
+        found.extend(HostService(cell, row) for row in records)
     return found
 
 

@@ -23,6 +23,7 @@ from saphira.db.api.models import RequestSpec as SpecRow
 from saphira.db.cell import instances
 from saphira.db.cell import models as cell_models
 from saphira.db.directory import mapping_of
+from saphira.db.id_lists import ByIds
 from saphira.exception import InstanceNotFound
 from saphira.objects import Instance, InstanceFault
 from saphira.objects.base import DATA
@@ -109,19 +110,22 @@ def faults_of(caller: Caller, uuids: list[str]) -> dict[str, InstanceFault]:
     return faults
 
 
-# Built once, their uuids bound (expanding): a poll's show runs both, and a statement
-# built per call pays for its cache key each time.
-_UUIDS: sa.BindParameter[list[str]] = sa.bindparam("uuids", expanding=True)
-_GROUPS = (
+# Built once, their uuids bound as one parameter (saphira.db.id_lists): a poll's show runs
+# both, and a statement built per call pays for its cache key each time.
+_GROUPS = ByIds.of(lambda uuids: (
     sa.select(InstanceGroupMember.instance_uuid, InstanceGroup.uuid)
     .join(InstanceGroup, InstanceGroup.id == InstanceGroupMember.group_id)
-    .where(InstanceGroupMember.instance_uuid.in_(_UUIDS))
+    .where(InstanceGroupMember.instance_uuid.in_(uuids))
+))  # fmt: skip
+_SPECS = ByIds.of(
+    lambda uuids: sa.select(SpecRow.instance_uuid, SpecRow.spec).where(
+        SpecRow.instance_uuid.in_(uuids)
+    )
 )
-_SPECS = sa.select(SpecRow.instance_uuid, SpecRow.spec).where(SpecRow.instance_uuid.in_(_UUIDS))
 
 
 def groups_of(caller: Caller, uuids: list[str]) -> dict[str, tuple[str, ...]]:
-    rows = caller.api.execute(_GROUPS, {"uuids": list(uuids)})
+    rows = _GROUPS.execute(caller.api, uuids)
     found: dict[str, tuple[str, ...]] = {}
     for member, group in rows:
         found[member] = (*found.get(member, ()), group)
@@ -142,7 +146,7 @@ def specs_of(caller: Caller, uuids: list[str]) -> dict[str, Placement]:
     Read as plain JSON rather than as RequestSpec objects: a listing of a
     thousand servers should not pay for a thousand object loads.
     """
-    rows = caller.api.execute(_SPECS, {"uuids": list(uuids)})
+    rows = _SPECS.execute(caller.api, uuids)
     found: dict[str, Placement] = {}
     for uuid, spec in rows:
         data = fastjson.loads(spec).get(DATA, {})

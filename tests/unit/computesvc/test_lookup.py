@@ -8,9 +8,11 @@ import pytest
 import sqlalchemy as sa
 
 from saphira.computesvc import lookup
+from saphira.db.api.cells import CELL0_UUID
 from saphira.db.api.models import InstanceMapping
 from saphira.db.cell import instances
 from saphira.db.cell.models import InstanceFault as InstanceFaultRow
+from saphira.db.directory import cells_in
 from saphira.domain.states import VmState
 from saphira.exception import InstanceNotFound
 from tests.unit.computesvc.conftest import Cloud
@@ -100,3 +102,17 @@ def test_a_shows_api_database_reads_reuse_their_statements(cloud: Cloud) -> None
             lookup.specs_of(caller, [instance.uuid])
     assert len(seen) == 6
     assert all(one is other for one, other in zip(seen[:3], seen[3:], strict=True))
+
+
+def test_a_caller_reads_the_cells_once_and_answers_as_the_api_database(cloud: Cloud) -> None:
+    with cloud.directory.api() as session:
+        caller = cloud.caller(session)
+        first = caller.cells(with_cell0=True)
+        assert first == cells_in(session, with_cell0=True)
+        assert caller.cells() == cells_in(session) == [c for c in first if c.uuid != CELL0_UUID]
+        first.clear()  # a caller's list is its own
+        statements: list[str] = []
+        sa.event.listen(session.get_bind(), "before_cursor_execute",
+                        lambda *args: statements.append(args[2]))  # fmt: skip
+        assert caller.cells(with_cell0=True) == cells_in(session, with_cell0=True)
+    assert len(statements) == 1  # cells_in's own: the caller read nothing again

@@ -1,4 +1,5 @@
-"""An info cache's NICs read back exactly as InstanceVIF.from_primitive reads them."""
+"""An info cache's NICs read back exactly as InstanceVIF.from_primitive reads them; a
+listing's row becomes an object with every field, as ``__init__`` would make it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import typing
 import pytest
 
 from saphira.db.cell import instance_rows
-from saphira.objects import InstanceVIF
+from saphira.objects import Instance, InstanceVIF
 from saphira.objects.base import DATA, VERSION, IncompatibleVersion
 
 FULL = InstanceVIF("3f0c9a51-aaaa-bbbb-cccc-000000000001", "fa:16:3e:00:00:01", "net-1",
@@ -43,3 +44,12 @@ def test_another_major_version_is_refused_as_from_primitive_refuses_it() -> None
     other[VERSION] = "2.0"
     with pytest.raises(IncompatibleVersion):
         instance_rows._network_info(json.dumps([other]))
+
+
+def test_a_listed_row_sets_every_field_of_instance_and_needs_nothing_else() -> None:
+    """from_columns skips __init__: a new field must be read too, or it would be missing."""
+    fields = dataclasses.fields(Instance)
+    assert sorted(instance_rows.LISTED) == sorted(f.name for f in fields)
+    assert len(set(instance_rows.LISTED)) == len(instance_rows.LISTED)
+    assert all(f.init for f in fields)
+    assert not hasattr(Instance, "__post_init__") and not hasattr(Instance, "__slots__")

@@ -48,8 +48,9 @@ def disabled_reason(service: Service, cell: Cell, mapped: dict[str, str]) -> str
     return f"{reason}; {UNMAPPED}" if reason else UNMAPPED
 
 
-def services(call: Call) -> list[HostService]:
-    return store.services(call.svc)
+def services(call: Call, host: str | None = None) -> list[HostService]:
+    """Every service, or with ``host`` those on that host (see ``store.services``)."""
+    return store.services(call.svc, host)
 
 
 def nodes(call: Call) -> list[Node]:

@@ -27,10 +27,11 @@ def with_spec(call: Call, shown: Shown, spec: lookup.Placement | None) -> Shown:
     return shown
 
 
-def host_statuses(call: Call) -> dict[str, str]:
-    """UP/DOWN/MAINTENANCE per compute host, read once per request (not per server)."""
+def host_statuses(call: Call, host: str | None = None) -> dict[str, str]:
+    """UP/DOWN/MAINTENANCE per compute host, read once per request (not per server);
+    with ``host``, that host's alone (a show needs no other host's services)."""
     found: dict[str, str] = {}
-    for entry in hosts.services(call):
+    for entry in hosts.services(call, host):
         service = entry.service
         if service.binary.endswith("compute"):
             up = hosts.is_up(call, service)
@@ -42,7 +43,8 @@ def host_status(call: Call, instance: Instance, known: dict[str, str] | None = N
     """The instance's host status; "" without a host, UNKNOWN for a host with no service."""
     if not instance.host:
         return ""
-    return (known if known is not None else host_statuses(call)).get(instance.host, "UNKNOWN")
+    found = known if known is not None else host_statuses(call, instance.host)
+    return found.get(instance.host, "UNKNOWN")
 
 
 def shown(call: Call, found: Located, *, with_host_status: bool = False) -> Shown:

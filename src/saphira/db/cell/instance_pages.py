@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from saphira.db.cell import instance_rows, models
 from saphira.db.cell.instances import InstanceFilters, MarkerNotFound, _conditions
+from saphira.db.id_lists import ByIds
 from saphira.objects import Instance
 
 __all__ = ["CHUNK", "MarkerNotFound", "Order", "Position", "SortKey", "page", "position_of"]
@@ -109,7 +110,8 @@ def page(
         query = query.where(_after(order, start))
     # The sort runs once, over narrow rows: sorting the wide rows (user data, flavor,
     # info cache) of 10,000 servers for a page of 1,000 cost five times as much on SQLite.
-    uuids = list(session.scalars(query.order_by(*_ordering(order)).limit(count)))
+    ordering = _ordering(order, nulls_least=session.get_bind().dialect.name == "sqlite")
+    uuids = list(session.scalars(query.order_by(*ordering).limit(count)))
     found: list[Instance] = []
     for first in range(0, len(uuids), CHUNK):  # one chunk for any page the API asks for
         found += _objects(session, uuids[first : first + CHUNK])
@@ -120,7 +122,7 @@ def _objects(session: Session, uuids: list[str]) -> list[Instance]:
     """The instances ``uuids`` name, in that order, with their children."""
     connection = session.connection()  # Core statements: no ORM entity to compile or load
     place = {uuid: index for index, uuid in enumerate(uuids)}
-    rows = sorted(connection.execute(_ROWS, {"uuids": uuids}), key=lambda row: place[row.uuid])
+    rows = sorted(_ROWS.execute(connection, uuids), key=lambda row: place[row.uuid])
     metadata, tags = _children(connection, uuids)
     return [
         instance_rows.from_columns(row, instance_rows.Children(
@@ -129,13 +131,17 @@ def _objects(session: Session, uuids: list[str]) -> list[Instance]:
     ]  # fmt: skip
 
 
-def _ordering(order: Order) -> list[sa.ColumnElement[Any]]:
+def _ordering(order: Order, *, nulls_least: bool = False) -> list[sa.ColumnElement[Any]]:
+    """ORDER BY's terms. ``nulls_least``: the database sorts NULL before every value
+    already (SQLite), so a nullable key needs no ``IS NOT NULL`` term first, which would
+    keep it from walking an index in the key's order (a covering index then answers a
+    project's default page without sorting the project's every row)."""
     t = models.Instance
     terms: list[sa.ColumnElement[Any]] = []
     for key in order.keys:
         column = getattr(t, key.column)
         present = column.is_not(None)
-        if column.nullable:  # NULLs first ascending, last descending, on every database
+        if column.nullable and not nulls_least:  # NULLs first ascending, last descending
             terms.append(present.desc() if key.descending else present.asc())
         terms.append(column.desc() if key.descending else column.asc())
     terms.append(t.uuid.asc())
@@ -169,24 +175,22 @@ _INSTANCES = models.Instance.__table__
 _CACHES = models.InstanceInfoCache.__table__
 _META = models.InstanceMetadata.__table__
 _TAGS = models.Tag.__table__
-# The page's uuids, one parameter expanded at execution, whatever the page's length.
-_UUIDS: sa.BindParameter[list[str]] = sa.bindparam("uuids", expanding=True)
 # A page's rows (the columns to_object reads) with their info caches, by uuid (built
 # once: a select of 30 columns and a join costs more to construct than to run for a
-# short page).
-_ROWS = (
+# short page; the uuids bound as id_lists does).
+_ROWS = ByIds.of(lambda uuids: (
     sa.select(*(_INSTANCES.c[name] for name in instance_rows.READ), _CACHES.c.network_info)
     .outerjoin(_CACHES, _CACHES.c.instance_uuid == _INSTANCES.c.uuid)
-    .where(_INSTANCES.c.uuid.in_(_UUIDS))
-)
+    .where(_INSTANCES.c.uuid.in_(uuids))
+))  # fmt: skip
 # The page's metadata items (kind 0) and tags (kind 1) in one statement.
-_CHILDREN = sa.union_all(
+_CHILDREN = ByIds.of(lambda uuids: sa.union_all(
     sa.select(sa.literal_column("0").label("kind"), _META.c.instance_uuid.label("owner"),
               _META.c.key.label("name"), _META.c.value)
-    .where(_META.c.instance_uuid.in_(_UUIDS), _META.c.deleted == 0),
+    .where(_META.c.instance_uuid.in_(uuids), _META.c.deleted == 0),
     sa.select(sa.literal_column("1"), _TAGS.c.resource_id, _TAGS.c.tag, sa.null())
-    .where(_TAGS.c.resource_id.in_(_UUIDS)),
-)  # fmt: skip
+    .where(_TAGS.c.resource_id.in_(uuids)),
+))  # fmt: skip
 
 
 def _children(
@@ -195,7 +199,7 @@ def _children(
     """The metadata and tags of the page's rows, by instance uuid."""
     metadata: dict[str, dict[str, str]] = {}
     tags: dict[str, list[str]] = {}
-    for kind, owner, name, value in connection.execute(_CHILDREN, {"uuids": uuids}):
+    for kind, owner, name, value in _CHILDREN.execute(connection, uuids):
         if kind == 0:
             metadata.setdefault(owner, {})[name] = value
         else:

@@ -98,20 +98,27 @@ def to_object(
 
 def from_columns(values: Sequence[Any], children: Children) -> Instance:
     """``to_object`` of a listing's row, whose first columns are READ's in that order: the
-    fields are zipped from its tuple, not looked up by name one by one."""
+    fields are zipped from its tuple, not looked up by name one by one, and set as the
+    object's attributes at once rather than passed through the dataclass's ``__init__``
+    (a third of the conversion's time for a page of 1,000; ``LISTED`` is every field)."""
     fields: dict[str, Any] = dict(zip(READ, values, strict=False))
     task_state = fields["task_state"]
-    fields.update(
-        flavor=_flavor(fields["flavor"]),
-        vm_state=_VM_STATES[fields["vm_state"]],
-        task_state=None if task_state is None else _TASK_STATES[task_state],
-        power_state=_POWER_STATES[fields["power_state"]],
-        system_metadata=fastjson.loads(fields["system_metadata"]),
-        metadata=dict(children.metadata),
-        tags=sorted(children.tags),
-        network_info=_network_info(children.network_info),
-    )
-    return Instance(**fields)
+    fields["flavor"] = _flavor(fields["flavor"])
+    fields["vm_state"] = _VM_STATES[fields["vm_state"]]
+    fields["task_state"] = None if task_state is None else _TASK_STATES[task_state]
+    fields["power_state"] = _POWER_STATES[fields["power_state"]]
+    fields["system_metadata"] = fastjson.loads(fields["system_metadata"])
+    fields["metadata"] = dict(children.metadata)
+    fields["tags"] = sorted(children.tags)
+    fields["network_info"] = _network_info(children.network_info)
+    instance = Instance.__new__(Instance)
+    instance.__dict__ = fields
+    return instance
+
+
+# What from_columns sets: every field of Instance, as it never runs __init__ (nor its
+# defaults); tests/unit/db/test_instance_rows.py checks it still is.
+LISTED = (*READ, "metadata", "tags", "network_info")
 
 
 _E = TypeVar("_E", bound=enum.Enum)

@@ -90,6 +90,14 @@ class Instance(SoftDeleteMixin, Base):
     __tablename__ = "instances"
     __table_args__ = (
         sa.Index("instances_project_id_deleted_idx", "project_id", "deleted"),
+        # A project's default listing, answered from the index alone (cell_0005).
+        sa.Index(
+            "instances_project_id_deleted_created_at_uuid_idx",
+            "project_id",
+            "deleted",
+            "created_at",
+            "uuid",
+        ),
         sa.Index("instances_host_deleted_idx", "host", "deleted"),
         sa.Index("instances_created_at_id_idx", "created_at", "id"),
         sa.Index("instances_updated_at_idx", "updated_at"),
