@@ -220,7 +220,12 @@ class QuotaEngine:
         return most
 
     def check_absolute(self, session: Session, project_id: str, values: Mapping[str, int]) -> None:
-        """Limits that are not counted (metadata_items, injected_files...): value <= limit."""
+        """Limits that are not counted (metadata_items, injected_files...): value <= limit.
+
+        A limit is -1 (none) or at least 0, so values of 0 pass whatever it is: then
+        nothing is read (a server created without metadata asks for 0 items)."""
+        if all(value <= 0 for value in values.values()):
+            return
         limits = self.project_limits(session, project_id)
         for resource, value in values.items():
             limit = limits.get(resource, -1)
