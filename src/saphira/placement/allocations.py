@@ -146,16 +146,14 @@ def _replace_consumer(
         if row is not None:
             session.delete(row)
         return
-    for rp, res in claim.resources.items():
-        for rc, amount in res.items():
-            session.add(
-                Allocation(
-                    resource_provider_id=providers[rp][0],
-                    consumer_id=claim.consumer,
-                    resource_class=rc,
-                    used=amount,
-                )
-            )
+    rows = [
+        {"resource_provider_id": providers[rp][0], "consumer_id": claim.consumer,
+         "resource_class": rc, "used": amount}
+        for rp, res in claim.resources.items()
+        for rc, amount in res.items()
+    ]  # fmt: skip
+    if rows:  # one executemany, not a statement per row
+        session.execute(sa.insert(Allocation), rows)
     if row is None:
         session.add(
             Consumer(
