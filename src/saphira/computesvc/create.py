@@ -29,7 +29,7 @@ NewServers = list[tuple[Instance, RequestSpec]]
 def flavor(caller: Caller, ref: str) -> Flavor:
     """The flavor as the caller may see it (FlavorNotFound otherwise), as an object."""
     context = caller.context
-    row = flavor_store.get_visible(caller.api, ref, context.project_id, context.is_admin)
+    row = flavor_store.get_for_server(caller.api, ref, context.project_id, context.is_admin)
     return Flavor(
         row.flavorid, row.name, row.vcpus, row.memory_mb, row.root_gb, row.ephemeral_gb,
         row.swap, row.rxtx_factor, row.vcpu_weight, row.is_public, row.disabled,

@@ -132,11 +132,7 @@ class BuildTasks:
                     session, InstanceFault(instance.uuid, 500, error.message, error.details)
                 )
         with self.dbs.api() as api:
-            api.execute(
-                sa.update(InstanceMapping)
-                .where(InstanceMapping.instance_uuid == instance.uuid)
-                .values(cell_id=cell.id)
-            )
+            api.execute(_MAP, {"m_uuid": instance.uuid, "m_cell": cell.id})
             kept = build_requests.delete(api, instance.uuid)
         if not kept:
             LOG.info("instance %s was deleted while it was being scheduled", instance.uuid)
@@ -229,3 +225,13 @@ def _close_attempt(
         details=failed.reason, traceback=failed.traceback or None,
     )  # fmt: skip
     instances.update(session, instance_uuid, network_info=[])
+
+
+# Built once with its values bound; the first statement of a fresh API session, so no
+# InstanceMapping object is loaded in it to synchronise.
+_MAP = (
+    sa.update(InstanceMapping)
+    .where(InstanceMapping.instance_uuid == sa.bindparam("m_uuid", type_=sa.String()))
+    .values(cell_id=sa.bindparam("m_cell", type_=sa.Integer()))
+    .execution_options(synchronize_session=False)
+)

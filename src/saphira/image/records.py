@@ -13,8 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from saphira.context import RequestContext
 from saphira.db.image.models import Image, ImageMember, ImageProperty, ImageTag
@@ -32,6 +34,29 @@ STAGED = ("uploading", "importing")  # statuses whose data sits in the staging s
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+# One image's reads, built once with its id bound. Its properties and tags are read by
+# two plain SELECTs rather than the relationships' selectin loaders, which cost more
+# than the statements they run.
+_ID = sa.bindparam("image_id", type_=sa.String())
+_GET = (
+    sa.select(Image)
+    .where(Image.id == _ID)
+    .options(orm.lazyload(Image.properties), orm.lazyload(Image.tags))
+)
+_LOCKED = _GET.with_for_update()
+_PROPERTIES = sa.select(ImageProperty).where(ImageProperty.image_id == _ID)
+_TAGS = sa.select(ImageTag).where(ImageTag.image_id == _ID)
+
+
+def _children(session: Session, image: Image) -> None:
+    """Load the image's properties and tags, unless this session already holds them."""
+    unloaded = sa.inspect(image).unloaded
+    for name, query in (("properties", _PROPERTIES), ("tags", _TAGS)):
+        if name in unloaded:
+            rows = list(session.scalars(query, {"image_id": image.id}))
+            set_committed_value(image, name, rows)
 
 
 class ImageNotFound(NotFound):
@@ -68,12 +93,11 @@ class Records:
             yield session
 
     def get(self, session: Session, image_id: str, *, lock: bool = False) -> Image:
-        query = sa.select(Image).where(Image.id == image_id)
-        if lock:
-            query = query.with_for_update()
-        image = session.scalars(query).first()
+        """The image with its properties and tags loaded (``lock``: FOR UPDATE)."""
+        image = session.scalars(_LOCKED if lock else _GET, {"image_id": image_id}).first()
         if image is None:
             raise ImageNotFound(image_id=image_id)
+        _children(session, image)
         return image
 
     def visible(self, session: Session, ctx: RequestContext, image_id: str) -> Image:

@@ -15,6 +15,7 @@ import datetime as dt
 import enum
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, ClassVar, Self
 
 NAME, VERSION, DATA = "saphira_object.name", "saphira_object.version", "saphira_object.data"
@@ -40,10 +41,7 @@ class SaphiraObject:
         _REGISTRY[cls.__name__] = cls
 
     def to_primitive(self) -> dict[str, Any]:
-        data = {
-            field.name: _dump(getattr(self, field.name))
-            for field in dataclasses.fields(self)  # type: ignore[arg-type]
-        }
+        data = {name: _dump(getattr(self, name)) for name in _field_names(type(self))}
         return {NAME: type(self).__name__, VERSION: self.VERSION, DATA: data}
 
     @classmethod
@@ -51,23 +49,39 @@ class SaphiraObject:
         if primitive.get(NAME) != cls.__name__:
             raise ValueError(f"expected a {cls.__name__} primitive, got {primitive.get(NAME)!r}")
         _check_version(cls, str(primitive.get(VERSION)))
-        hints = _init_hints(cls)
-        data = primitive[DATA]
-        kwargs = {name: _load(hints[name], value) for name, value in data.items() if name in hints}
+        loaders = _init_loaders(cls)
+        kwargs: dict[str, Any] = {}
+        for name, value in primitive[DATA].items():
+            if name in loaders:
+                load = loaders[name]
+                kwargs[name] = value if load is None or value is None else load(value)
         return cls(**kwargs)
 
 
-_HINTS: dict[type[Any], dict[str, Any]] = {}
+Loader = Callable[[Any], Any]
+# Per class, computed once (classes never change): resolving hints and walking
+# dataclass fields is slow, and every message over the bus converts objects.
+_NAMES: dict[type[Any], tuple[str, ...]] = {}
+_INIT_LOADERS: dict[type[Any], dict[str, Loader | None]] = {}
+_LOADERS: dict[Any, Loader | None] = {}
 
 
-def _init_hints(cls: type[Any]) -> dict[str, Any]:
-    """The resolved type of each init field; resolving hints is slow, classes never change."""
-    hints = _HINTS.get(cls)
-    if hints is None:
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    names = _NAMES.get(cls)
+    if names is None:
+        names = _NAMES[cls] = tuple(field.name for field in dataclasses.fields(cls))
+    return names
+
+
+def _init_loaders(cls: type[Any]) -> dict[str, Loader | None]:
+    """The loader of each init field (None: the value is taken as it is), from the
+    resolved type hints."""
+    loaders = _INIT_LOADERS.get(cls)
+    if loaders is None:
         resolved = typing.get_type_hints(cls)
-        hints = {f.name: resolved[f.name] for f in dataclasses.fields(cls) if f.init}
-        _HINTS[cls] = hints
-    return hints
+        loaders = {f.name: _loader(resolved[f.name]) for f in dataclasses.fields(cls) if f.init}
+        _INIT_LOADERS[cls] = loaders
+    return loaders
 
 
 def from_primitive(primitive: dict[str, Any]) -> SaphiraObject:
@@ -83,7 +97,12 @@ def _check_version(cls: type[SaphiraObject], version: str) -> None:
         raise IncompatibleVersion(f"{cls.__name__} {version} cannot be read as {cls.VERSION}")
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def _dump(value: Any) -> Any:
+    if type(value) in _ATOMS:
+        return value
     if isinstance(value, SaphiraObject):
         return value.to_primitive()
     if isinstance(value, enum.Enum):
@@ -98,23 +117,51 @@ def _dump(value: Any) -> Any:
 
 
 def _load(hint: Any, value: Any) -> Any:
-    if value is None:
-        return None
+    """``value`` (a primitive) as ``hint`` says: objects, enums and datetimes rebuilt,
+    in containers too; None stays None, anything else is taken as it is."""
+    load = _loader(hint)
+    return value if load is None or value is None else load(value)
+
+
+def _loader(hint: Any) -> Loader | None:
+    """The function that loads a (not None) value of ``hint``, made once per hint."""
+    try:
+        return _LOADERS[hint]
+    except KeyError:
+        load = _LOADERS[hint] = _compile(hint)
+        return load
+    except TypeError:  # an unhashable hint: not kept
+        return _compile(hint)
+
+
+def _compile(hint: Any) -> Loader | None:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
         concrete = [arg for arg in args if arg is not type(None)]
-        return _load(concrete[0], value) if len(concrete) == 1 else value
-    if origin is list:
-        return [_load(args[0], item) for item in value]
-    if origin is tuple:
-        return tuple(_load(args[0], item) for item in value)
-    if origin is dict:
-        return {key: _load(args[1], item) for key, item in value.items()}
+        return _loader(concrete[0]) if len(concrete) == 1 else None
+    if origin in (list, tuple, dict):
+        return _container(origin, _loader(args[1] if origin is dict else args[0]))
     if isinstance(hint, type):
         if issubclass(hint, SaphiraObject):
-            return hint.from_primitive(value)
+            return hint.from_primitive
         if issubclass(hint, enum.Enum):
-            return hint(value)
+            return hint
         if hint is dt.datetime:
-            return dt.datetime.fromisoformat(value)
-    return value
+            return dt.datetime.fromisoformat
+    return None
+
+
+def _container(origin: type[Any], item: Loader | None) -> Loader:
+    """A list, tuple or dict loader: a new container, its items loaded with ``item``."""
+    if item is None:
+        return dict if origin is dict else origin
+    each: Loader = item
+
+    def one(value: Any) -> Any:
+        return None if value is None else each(value)
+
+    if origin is dict:
+        return lambda value: {key: one(v) for key, v in value.items()}
+    if origin is tuple:
+        return lambda value: tuple(one(v) for v in value)
+    return lambda value: [one(v) for v in value]

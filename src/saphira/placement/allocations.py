@@ -76,13 +76,25 @@ def write(db: Database, claims: list[ConsumerClaim], retries: int = 10) -> None:
     )
 
 
+# The statements every allocation write runs, built once with their keys bound (a
+# statement built per call pays for its construction and its cache key each time).
+_PROVIDERS = (
+    sa.select(ResourceProvider.uuid, ResourceProvider.id, ResourceProvider.generation)
+    .where(ResourceProvider.uuid.in_(sa.bindparam("uuids", expanding=True)))
+    .order_by(ResourceProvider.id)
+)
+_CONSUMER = sa.select(Consumer).where(Consumer.uuid == sa.bindparam("consumer", type_=sa.String()))
+# No Allocation object is loaded in a write's session: nothing to synchronise.
+_DROP = (
+    sa.delete(Allocation)
+    .where(Allocation.consumer_id == sa.bindparam("consumer", type_=sa.String()))
+    .execution_options(synchronize_session=False)
+)
+
+
 def _providers(session: Session, uuids: set[str]) -> dict[str, tuple[int, int]]:
     """uuid -> (id, generation), read before anything else in the transaction."""
-    rows = session.execute(
-        sa.select(ResourceProvider.uuid, ResourceProvider.id, ResourceProvider.generation)
-        .where(ResourceProvider.uuid.in_(sorted(uuids)))
-        .order_by(ResourceProvider.id)
-    )
+    rows = session.execute(_PROVIDERS, {"uuids": sorted(uuids)})
     found = {row.uuid: (row.id, row.generation) for row in rows}
     missing = sorted(uuids - set(found))
     if missing:
@@ -139,23 +151,21 @@ def _check_capacity(
 def _replace_consumer(
     session: Session, claim: ConsumerClaim, providers: Mapping[str, tuple[int, int]]
 ) -> None:
-    row = session.scalar(sa.select(Consumer).where(Consumer.uuid == claim.consumer))
+    row = session.scalar(_CONSUMER, {"consumer": claim.consumer})
     _check_consumer_generation(claim, row)
-    session.execute(sa.delete(Allocation).where(Allocation.consumer_id == claim.consumer))
+    session.execute(_DROP, {"consumer": claim.consumer})
     if not claim.resources:
         if row is not None:
             session.delete(row)
         return
-    for rp, res in claim.resources.items():
-        for rc, amount in res.items():
-            session.add(
-                Allocation(
-                    resource_provider_id=providers[rp][0],
-                    consumer_id=claim.consumer,
-                    resource_class=rc,
-                    used=amount,
-                )
-            )
+    rows = [
+        {"resource_provider_id": providers[rp][0], "consumer_id": claim.consumer,
+         "resource_class": rc, "used": amount}
+        for rp, res in claim.resources.items()
+        for rc, amount in res.items()
+    ]  # fmt: skip
+    if rows:  # one executemany, not a statement per row
+        session.execute(sa.insert(Allocation), rows)
     if row is None:
         session.add(
             Consumer(

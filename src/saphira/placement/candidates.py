@@ -75,20 +75,22 @@ class _World:
     aggregates: dict[int, set[str]]
 
 
+_NODES = sa.select(
+    ResourceProvider.id,
+    ResourceProvider.uuid,
+    ResourceProvider.root_provider_id,
+    ResourceProvider.parent_provider_id,
+).order_by(ResourceProvider.id)  # built once (its construction costs more than its run)
+
+
 def _load(session: Session, query: Query) -> _World:
-    rows = session.execute(
-        sa.select(
-            ResourceProvider.id,
-            ResourceProvider.uuid,
-            ResourceProvider.root_provider_id,
-            ResourceProvider.parent_provider_id,
-        ).order_by(ResourceProvider.id)
-    )
+    rows = session.execute(_NODES)
     nodes = {
         r.id: Node(r.id, r.uuid, r.root_provider_id or r.id, r.parent_provider_id) for r in rows
     }
-    classes = {rc for g in query.groups for rc in g.resources}
-    rooms = capacity.rooms(session, None, classes)
+    # Every class, not only the requested ones: the same read serves the candidates and
+    # the provider summaries of those shown (all their classes), so it is read once.
+    rooms = capacity.rooms(session)
     wanted = {a for g in query.groups for s in g.member_of for a in s}
     wanted |= {a for g in query.groups for a in g.not_member_of}
     aggregates: dict[int, set[str]] = {}
@@ -210,7 +212,7 @@ def find(session: Session, query: Query) -> Result:
     involved = {pid for c in found for pid in c.claim}
     roots = {world.nodes[pid].root_id for pid in involved}
     shown = {nid: n for nid, n in world.nodes.items() if n.root_id in roots}
-    rooms = capacity.rooms(session, list(shown))
+    rooms = {key: room for key, room in world.rooms.items() if key[0] in shown}
     return Result(found, shown, rooms, {k: v for k, v in world.traits.items() if k in shown})
 
 

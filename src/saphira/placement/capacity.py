@@ -7,8 +7,10 @@ respects min_unit, max_unit and step_size, as Placement checks it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
@@ -47,22 +49,62 @@ class Room:
         return None
 
 
+@functools.cache
+def _usage_statement(
+    by_provider: bool, by_class: bool, excluding: bool
+) -> sa.Select[int, str, int]:
+    """The usage query of one shape, built once: its lists are expanding parameters (a
+    statement built per call pays for its construction and its cache key each time)."""
+    query = sa.select(
+        Allocation.resource_provider_id, Allocation.resource_class, sa.func.sum(Allocation.used)
+    ).group_by(Allocation.resource_provider_id, Allocation.resource_class)
+    if by_provider:
+        query = query.where(Allocation.resource_provider_id.in_(_list("providers")))
+    if by_class:
+        query = query.where(Allocation.resource_class.in_(_list("classes")))
+    if excluding:
+        query = query.where(Allocation.consumer_id.not_in(_list("consumers")))
+    return query
+
+
+@functools.cache
+def _inventory_statement(by_provider: bool, by_class: bool) -> sa.Select[Inventory]:
+    query = sa.select(Inventory)
+    if by_provider:
+        query = query.where(Inventory.resource_provider_id.in_(_list("providers")))
+    if by_class:
+        query = query.where(Inventory.resource_class.in_(_list("classes")))
+    return query
+
+
+def _list(name: str) -> sa.BindParameter[Any]:
+    return sa.bindparam(name, expanding=True)
+
+
+def _parameters(
+    provider_ids: Collection[int] | None,
+    classes: Collection[str] | None,
+    exclude_consumers: Collection[str] = (),
+) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    if provider_ids is not None:
+        found["providers"] = list(provider_ids)
+    if classes is not None:
+        found["classes"] = list(classes)
+    if exclude_consumers:
+        found["consumers"] = list(exclude_consumers)
+    return found
+
+
 def usage(
     session: Session,
     provider_ids: Collection[int] | None = None,
     classes: Collection[str] | None = None,
     exclude_consumers: Collection[str] = (),
 ) -> dict[Key, int]:
-    query = sa.select(
-        Allocation.resource_provider_id, Allocation.resource_class, sa.func.sum(Allocation.used)
-    ).group_by(Allocation.resource_provider_id, Allocation.resource_class)
-    if provider_ids is not None:
-        query = query.where(Allocation.resource_provider_id.in_(list(provider_ids)))
-    if classes is not None:
-        query = query.where(Allocation.resource_class.in_(list(classes)))
-    if exclude_consumers:
-        query = query.where(Allocation.consumer_id.not_in(list(exclude_consumers)))
-    return {(row[0], row[1]): int(row[2] or 0) for row in session.execute(query)}
+    query = _usage_statement(provider_ids is not None, classes is not None, bool(exclude_consumers))
+    rows = session.execute(query, _parameters(provider_ids, classes, exclude_consumers))
+    return {(row[0], row[1]): int(row[2] or 0) for row in rows}
 
 
 def rooms(
@@ -72,12 +114,8 @@ def rooms(
     exclude_consumers: Collection[str] = (),
 ) -> dict[Key, Room]:
     """Inventories with their usage; callers read provider generations *before* this."""
-    query = sa.select(Inventory)
-    if provider_ids is not None:
-        query = query.where(Inventory.resource_provider_id.in_(list(provider_ids)))
-    if classes is not None:
-        query = query.where(Inventory.resource_class.in_(list(classes)))
-    inventories = list(session.scalars(query))
+    query = _inventory_statement(provider_ids is not None, classes is not None)
+    inventories = list(session.scalars(query, _parameters(provider_ids, classes)))
     used = usage(session, provider_ids, classes, exclude_consumers)
     return {
         (inv.resource_provider_id, inv.resource_class): Room(

@@ -24,6 +24,22 @@ def get_provider(session: Session, uuid: str) -> ResourceProvider:
     return found
 
 
+# Built once with its values bound (a statement built per call pays for its
+# construction and its cache key each time).
+_BUMP = (
+    sa.update(ResourceProvider)
+    .where(
+        ResourceProvider.id == sa.bindparam("b_id", type_=sa.Integer()),
+        ResourceProvider.generation == sa.bindparam("b_expected", type_=sa.Integer()),
+    )
+    .values(
+        generation=sa.bindparam("b_next", type_=sa.Integer()),
+        updated_at=sa.bindparam("b_now", type_=ResourceProvider.__table__.c.updated_at.type),
+    )
+    .execution_options(synchronize_session=False)
+)
+
+
 def bump_generation(
     session: Session,
     provider_id: int,
@@ -32,12 +48,8 @@ def bump_generation(
 ) -> int:
     """UPDATE ... SET generation = g + 1 WHERE generation = g: the one place a
     provider changes; zero rows means someone else changed it first."""
-    result = session.execute(
-        sa.update(ResourceProvider)
-        .where(ResourceProvider.id == provider_id, ResourceProvider.generation == expected)
-        .values(generation=expected + 1, updated_at=now())
-        .execution_options(synchronize_session=False)
-    )
+    values = {"b_id": provider_id, "b_expected": expected, "b_next": expected + 1, "b_now": now()}
+    result = session.execute(_BUMP, values)
     if getattr(result, "rowcount", 0) != 1:
         raise error(
             "resource provider generation conflict: another thread or process updated "

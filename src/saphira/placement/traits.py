@@ -72,12 +72,14 @@ def of_provider(session: Session, provider_id: int) -> list[str]:
     return sorted(rows)
 
 
+_BY_PROVIDER = sa.select(ProviderTrait).where(
+    ProviderTrait.resource_provider_id.in_(sa.bindparam("providers", expanding=True))
+)  # built once, the ids an expanding parameter
+
+
 def by_provider(session: Session, provider_ids: Iterable[int]) -> dict[int, set[str]]:
     result: dict[int, set[str]] = {}
-    query = sa.select(ProviderTrait).where(
-        ProviderTrait.resource_provider_id.in_(list(provider_ids))
-    )
-    for row in session.scalars(query):
+    for row in session.scalars(_BY_PROVIDER, {"providers": list(provider_ids)}):
         result.setdefault(row.resource_provider_id, set()).add(row.trait)
     return result
 

@@ -10,11 +10,14 @@ import oslo_messaging
 from saphira.context import RequestContext
 from saphira.rpc import payload
 
-_FIELDS = {f.name for f in dataclasses.fields(RequestContext)}
+_NAMES = tuple(f.name for f in dataclasses.fields(RequestContext))
+_FIELDS = set(_NAMES)
 
 
 def context_to_dict(ctxt: RequestContext) -> dict[str, Any]:
-    values = dataclasses.asdict(ctxt)
+    """Every field as it is (strings, None, booleans: nothing to copy deeply, as
+    ``dataclasses.asdict`` would), the roles as a list."""
+    values = {name: getattr(ctxt, name) for name in _NAMES}
     values["roles"] = list(ctxt.roles)
     return values
 

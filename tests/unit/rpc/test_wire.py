@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 
@@ -22,6 +23,7 @@ def test_context_round_trips_and_ignores_unknown_keys() -> None:
     ctxt = RequestContext(user_id="u", project_id="p", roles=("admin",), auth_token="t")
     values = context_to_dict(ctxt)
     assert values["roles"] == ["admin"]
+    assert values == {**dataclasses.asdict(ctxt), "roles": ["admin"]}  # every field
     assert context_from_dict({**values, "from_the_future": 1}) == ctxt
 
 

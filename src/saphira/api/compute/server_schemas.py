@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from saphira.api.compute.schemas import DESCRIPTION, NAME, POSITIVE
@@ -59,25 +60,35 @@ _HINTS = {
 }  # fmt: skip
 
 
+_CREATE_STEPS = ("2.19", "2.37", "2.52", "2.63", "2.74", "2.90")
+
+
 def server_create(version_at_least: Any) -> dict[str, Any]:
-    """The create schema for a request's version (``version_at_least("2.37")``...)."""
+    """The create schema for a request's version (``version_at_least("2.37")``...): made
+    once per set of the versions it changes at, and shared (a schema is only read)."""
+    return _server_create(tuple(bool(version_at_least(step)) for step in _CREATE_STEPS))
+
+
+@functools.cache
+def _server_create(steps: tuple[bool, ...]) -> dict[str, Any]:
+    at = dict(zip(_CREATE_STEPS, steps, strict=True))
     server = copy.deepcopy(_SERVER)
     props = server["properties"]
-    if version_at_least("2.19"):
+    if at["2.19"]:
         props["description"] = DESCRIPTION
-    if version_at_least("2.37"):
+    if at["2.37"]:
         props["networks"] = {
             "oneOf": [props["networks"], {"type": "string", "enum": ["none", "auto"]}]
         }
         server["required"] = ["name", "flavorRef", "networks"]
-    if version_at_least("2.52"):
+    if at["2.52"]:
         props["tags"] = TAGS
-    if version_at_least("2.63"):
+    if at["2.63"]:
         props["trusted_image_certificates"] = {"type": ["array", "null"]}
-    if version_at_least("2.74"):
+    if at["2.74"]:
         props["host"] = {"type": "string", "minLength": 1, "maxLength": 255}
         props["hypervisor_hostname"] = {"type": "string", "minLength": 1, "maxLength": 255}
-    if version_at_least("2.90"):
+    if at["2.90"]:
         props["hostname"] = {"type": "string", "minLength": 1, "maxLength": 255}
     return {
         "type": "object",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 from sqlalchemy.orm import Session
 
 from saphira.db.api.models import Flavor, FlavorProject
@@ -28,6 +29,27 @@ def get_visible(session: Session, flavorid: str, project_id: str | None, is_admi
     """The flavor if this caller may see it; a private one is a 404 to other projects."""
     flavor = get(session, flavorid)
     if not is_admin and not accessible(flavor, project_id):
+        raise FlavorNotFound(flavor_id=flavorid)
+    return flavor
+
+
+# A server create's flavor: the extra specs joined into the one SELECT, the projects
+# read (lazily) only for a private flavor a non-admin names; built once, with its key
+# bound, as the cell database's hot reads are.
+_FOR_SERVER = (
+    sa.select(Flavor)
+    .where(Flavor.flavorid == sa.bindparam("flavorid", type_=sa.String()))
+    .options(orm.joinedload(Flavor.extra_specs), orm.lazyload(Flavor.projects))
+)
+
+
+def get_for_server(
+    session: Session, flavorid: str, project_id: str | None, is_admin: bool
+) -> Flavor:
+    """``get_visible`` in one statement for a public flavor: read its extra specs (and,
+    for a private one, its projects) in ``session``, before it closes."""
+    flavor = session.scalars(_FOR_SERVER, {"flavorid": flavorid}).unique().one_or_none()
+    if flavor is None or (not is_admin and not accessible(flavor, project_id)):
         raise FlavorNotFound(flavor_id=flavorid)
     return flavor
 

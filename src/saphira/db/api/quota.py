@@ -12,6 +12,7 @@ claims against a quota of 10 admit exactly 10, on all three backends.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -76,39 +77,52 @@ def _sum_where(column: Any, when: sa.ColumnElement[bool] | None) -> Any:
 def _usage_select(scope: Scope) -> sa.Select[Any]:
     """One statement: the project's instances, cores, ram and server groups, the same
     for the scope's user (if any) by a CASE on user_id, the user's key pairs and the
-    scope's group members."""
+    scope's group members. Built once per shape, the scope's ids bound (``_params``)."""
+    return _usage_shape(scope.user_id is not None, scope.group_uuid is not None)
+
+
+def _params(scope: Scope) -> dict[str, str | None]:
+    return {"q_project": scope.project_id, "q_user": scope.user_id, "q_group": scope.group_uuid}
+
+
+_PROJECT = sa.bindparam("q_project", type_=sa.String())
+_USER = sa.bindparam("q_user", type_=sa.String())
+
+
+@functools.cache
+def _usage_shape(by_user: bool, by_group: bool) -> sa.Select[Any]:
     mapping, spec, group = models.InstanceMapping, models.RequestSpec, models.InstanceGroup
-    by_user = None if scope.user_id is None else mapping.user_id == scope.user_id
     columns: list[Any] = []
-    for when in (None, by_user) if by_user is not None else (None,):
+    for when in (None, mapping.user_id == _USER) if by_user else (None,):
         columns += [_count_where(mapping.id, when), _sum_where(spec.vcpus, when),
                     _sum_where(spec.memory_mb, when)]  # fmt: skip
-    groups = sa.select(sa.func.count(group.id)).where(group.project_id == scope.project_id)
+    groups = sa.select(sa.func.count(group.id)).where(group.project_id == _PROJECT)
     columns.append(groups.scalar_subquery())
-    if scope.user_id is not None:
-        columns.append(groups.where(group.user_id == scope.user_id).scalar_subquery())
-        pairs = sa.select(sa.func.count(models.KeyPair.id)).filter_by(user_id=scope.user_id)
+    if by_user:
+        columns.append(groups.where(group.user_id == _USER).scalar_subquery())
+        pairs = sa.select(sa.func.count(models.KeyPair.id)).where(models.KeyPair.user_id == _USER)
         columns.append(pairs.scalar_subquery())
-    if scope.group_uuid is not None:
+    if by_group:
         member = models.InstanceGroupMember
         members = (
             sa.select(sa.func.count(member.id))
             .join(group, group.id == member.group_id)
-            .where(group.uuid == scope.group_uuid)
+            .where(group.uuid == sa.bindparam("q_group", type_=sa.String()))
         )
         columns.append(members.scalar_subquery())
     return (
         sa.select(*columns)
         .select_from(mapping)
         .outerjoin(spec, spec.instance_uuid == mapping.instance_uuid)
-        .where(mapping.project_id == scope.project_id, mapping.queued_for_delete.is_(False))
+        .where(mapping.project_id == _PROJECT, mapping.queued_for_delete.is_(False))
     )
 
 
 def count_usages(session: Session, scope: Scope) -> tuple[dict[str, int], dict[str, int] | None]:
     """What the project uses now, and (if the scope names a user) what that user uses,
     counted in one statement; key pairs are a user's own (0 in the project's usage)."""
-    row = [_counted(value) for value in session.execute(_usage_select(scope)).one()]
+    found = session.execute(_usage_select(scope), _params(scope)).one()
+    row = [_counted(value) for value in found]
     project = dict(zip(("instances", "cores", "ram"), row[0:3], strict=True))
     user = None
     if scope.user_id is not None:
@@ -140,24 +154,31 @@ def _layers(
 ) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
     """The default class's, the project's and (if the scope names one) the user's stored
     limits, read in one statement (UNION ALL, each row tagged with its layer)."""
+    layers: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
+    query = _layers_shape(scope.user_id is not None)
+    for layer, resource, limit in session.execute(query, _params(scope)):
+        if limit is not None:
+            layers[int(layer)][str(resource)] = int(limit)
+    return layers
+
+
+@functools.cache
+def _layers_shape(by_user: bool) -> sa.CompoundSelect[Any]:
+    """``_layers``' statement, built once per shape with the scope's ids bound."""
     klass, project, user = models.QuotaClass, models.Quota, models.ProjectUserQuota
     parts = [
         sa.select(sa.literal(0), klass.resource, klass.hard_limit)
         .where(klass.class_name == "default"),
         sa.select(sa.literal(1), project.resource, project.hard_limit)
-        .where(project.project_id == scope.project_id),
+        .where(project.project_id == _PROJECT),
     ]  # fmt: skip
-    if scope.user_id is not None:
+    if by_user:
         parts.append(
             sa.select(sa.literal(2), user.resource, user.hard_limit).where(
-                user.project_id == scope.project_id, user.user_id == scope.user_id
+                user.project_id == _PROJECT, user.user_id == _USER
             )
         )
-    layers: tuple[dict[str, int], dict[str, int], dict[str, int]] = ({}, {}, {})
-    for layer, resource, limit in session.execute(sa.union_all(*parts)):
-        if limit is not None:
-            layers[int(layer)][str(resource)] = int(limit)
-    return layers
+    return sa.union_all(*parts)
 
 
 class QuotaEngine:
@@ -220,7 +241,12 @@ class QuotaEngine:
         return most
 
     def check_absolute(self, session: Session, project_id: str, values: Mapping[str, int]) -> None:
-        """Limits that are not counted (metadata_items, injected_files...): value <= limit."""
+        """Limits that are not counted (metadata_items, injected_files...): value <= limit.
+
+        A limit is -1 (none) or at least 0, so values of 0 pass whatever it is: then
+        nothing is read (a server created without metadata asks for 0 items)."""
+        if all(value <= 0 for value in values.values()):
+            return
         limits = self.project_limits(session, project_id)
         for resource, value in values.items():
             limit = limits.get(resource, -1)
@@ -294,11 +320,15 @@ def _lock(db: Database, session: Session, project_id: str) -> None:
 
 def lock(session: Session, project_id: str) -> None:
     """Take the project's quota lock; must be the transaction's first statement."""
-    table = models.QuotaLock
-    stmt = (
-        sa.update(table)
-        .where(table.project_id == project_id)
-        .values(generation=table.generation + 1)
-    )
-    if session.execute(stmt).rowcount != 1:  # type: ignore[attr-defined]
+    if session.execute(_LOCK, {"q_project": project_id}).rowcount != 1:  # type: ignore[attr-defined]
         raise DatabaseError(detail=f"quota lock row for project {project_id} is missing")
+
+
+# Built once with the project bound. The first statement of a fresh session: no
+# QuotaLock object is loaded in it to synchronise.
+_LOCK = (
+    sa.update(models.QuotaLock)
+    .where(models.QuotaLock.project_id == _PROJECT)
+    .values(generation=models.QuotaLock.generation + 1)
+    .execution_options(synchronize_session=False)
+)
