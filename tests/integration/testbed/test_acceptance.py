@@ -371,8 +371,14 @@ def _builds_survive(cloud: BedCloud, node: str, label: str, kill: Callable[[], o
         servers: list[Any] = wait_for(f"the builds settled ({label})", settled, timeout=300,
                                       interval=1)  # fmt: skip
     except AssertionError as error:
+        states = [(s.name, s.status, s.task_state, s.compute_host) for s in _found(cloud, names)]
         stacks = cloud.stacks(node, "saphira-compute")
-        raise AssertionError(f"{error}; {node}'s compute agent:\n{stacks}") from None
+        conductor = cloud.controller_dir / "conductor.log"
+        problems = [line for line in conductor.read_text(errors="replace").splitlines()
+                    if " ERROR " in line or " WARNING " in line][-20:]  # fmt: skip
+        raise AssertionError(f"{error}; servers {states}; the conductor's last problems:\n"
+                             + "\n".join(problems)
+                             + f"\n{node}'s compute agent:\n{stacks}") from None  # fmt: skip
     for server in servers:
         assert server.status == "ACTIVE" or server.fault, (server.name, server.status)
         assert server.compute_host == node, (server.name, server.compute_host)

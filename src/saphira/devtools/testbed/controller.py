@@ -37,6 +37,7 @@ POLL = 0.2
 # A compute service is down after this many seconds without a report: three of a
 # node's 10 s report intervals, where a real controller keeps Nova's 60.
 SERVICE_DOWN_TIME = 30
+LOST_BUILD_TIMEOUT = 120  # twice rpc_response_timeout, which bounds a schedule
 FAKE_HOST = "fakes"  # the compute service of simulated hypervisors (``fake_compute``)
 
 
@@ -137,6 +138,10 @@ class Controller:
                 "transport_url": self.vhost.url(self.address),
                 "bind_host": self.address, "my_ip": self.address, "host": "controller",
                 "service_down_time": str(SERVICE_DOWN_TIME),
+                # A build no conductor placed (its cast taken while the database was
+                # down) is failed after this; the default 300 s is as long as a fault
+                # test waits for every build to end.
+                "lost_build_timeout": str(LOST_BUILD_TIMEOUT),
             },
         }  # fmt: skip
         for group, url in self.databases.urls().items():
