@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db.cell import actions, instances, models
-from saphira.db.engine import make_engine
-from tests.unit.db.instance_helpers import make, migrated
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = migrated(make_engine(f"sqlite:///{tmp_path}/cell.sqlite"))
-    yield engine
-    engine.dispose()
+from tests.unit.db.instance_helpers import make
 
 
 def _first(engine: sa.Engine, result: str, details: str | None = None) -> tuple[str, list[str]]:

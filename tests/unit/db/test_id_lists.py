@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +18,11 @@ from saphira.db import id_lists, migration
 from saphira.db.cell import instance_pages, instances
 from saphira.db.engine import make_engine
 from saphira.objects import InstanceVIF
-from tests.unit.db.instance_helpers import make, migrated
+from tests.unit.db.instance_helpers import make
 
 VIF = InstanceVIF("3f0c9a51-aaaa-bbbb-cccc-000000000001", "fa:16:3e:00:00:01", "net-1",
                   "private", ["10.0.0.5"], "ovs", "br-int", 1450, True)  # fmt: skip
 T0 = dt.datetime(2026, 3, 1, 12, 0, 0, 250000)
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = migrated(make_engine(f"sqlite:///{tmp_path}/cell.sqlite"))
-    yield engine
-    engine.dispose()
 
 
 def _fill(engine: sa.Engine, count: int) -> list[str]:

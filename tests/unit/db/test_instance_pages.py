@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,22 +14,14 @@ from sqlalchemy.orm import Session
 from saphira.db.cell import instance_pages, instances, models
 from saphira.db.cell.instance_pages import Order, SortKey, _ordering
 from saphira.db.cell.instances import InstanceFilters, _conditions
-from saphira.db.engine import make_engine
 from saphira.objects import Instance, InstanceVIF
-from tests.unit.db.instance_helpers import make, migrated
+from tests.unit.db.instance_helpers import make
 
 NEWEST = Order((SortKey("created_at", descending=True),))
 T0 = dt.datetime(2026, 3, 1, 12, 0, 0)
 VIF = InstanceVIF("3f0c9a51-aaaa-bbbb-cccc-000000000001", "fa:16:3e:00:00:01", "net-1",
                   "private", ["10.0.0.5", "fd00::5"], "ovs", "br-int", 1450, True, True,
                   "nic1")  # fmt: skip
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = migrated(make_engine(f"sqlite:///{tmp_path}/cell.sqlite"))
-    yield engine
-    engine.dispose()
 
 
 def _fill(engine: sa.Engine, count: int) -> list[str]:

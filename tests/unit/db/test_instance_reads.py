@@ -4,9 +4,7 @@ a compare-and-swap its vm_state alone (the build reports run these per build).""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +12,11 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.db.cell import instances
-from saphira.db.engine import make_engine
 from saphira.domain import transitions as tr
 from saphira.domain.states import TaskState, VmState
 from saphira.domain.table import Action
 from saphira.exception import InstanceInvalidState, InstanceNotFound
-from tests.unit.db.instance_helpers import make, migrated
+from tests.unit.db.instance_helpers import make
 
 
 class Selects:
@@ -33,13 +30,6 @@ class Selects:
         statement = str(args[2])
         if statement.lstrip().upper().startswith("SELECT"):
             self.seen.append(statement)
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = migrated(make_engine(f"sqlite:///{tmp_path}/cell.sqlite"))
-    yield engine
-    engine.dispose()
 
 
 def test_an_update_reads_the_children_once(engine: sa.Engine) -> None:

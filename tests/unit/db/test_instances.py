@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -14,20 +13,12 @@ from sqlalchemy.orm import Session
 from saphira.db.cell import instances
 from saphira.db.cell.instances import InstanceFilters as F
 from saphira.db.cell.instances import MarkerNotFound
-from saphira.db.engine import make_engine
 from saphira.domain import transitions as tr
 from saphira.domain.states import PowerState, TaskState, VmState
 from saphira.domain.status import filter_from_status
 from saphira.domain.table import Action
 from saphira.exception import InstanceInvalidState, InstanceNotFound
-from tests.unit.db.instance_helpers import SMALL, active, make, migrated, race
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[sa.Engine]:
-    engine = migrated(make_engine(f"sqlite:///{tmp_path}/cell.sqlite"))
-    yield engine
-    engine.dispose()
+from tests.unit.db.instance_helpers import SMALL, active, make, race
 
 
 @pytest.fixture
