@@ -97,11 +97,12 @@ def _check_version(cls: type[SaphiraObject], version: str) -> None:
         raise IncompatibleVersion(f"{cls.__name__} {version} cannot be read as {cls.VERSION}")
 
 
-_ATOMS = frozenset({str, int, float, bool, type(None)})
+#: The plain values that are their own primitive (a fast path of every dump).
+ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _dump(value: Any) -> Any:
-    if type(value) in _ATOMS:
+    if type(value) in ATOMS:
         return value
     if isinstance(value, SaphiraObject):
         return value.to_primitive()

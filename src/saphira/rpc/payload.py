@@ -17,12 +17,11 @@ from saphira.exception import ValidationError
 from saphira.objects import base
 
 DATETIME = "saphira.dt"
-_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def to_primitive(value: Any) -> Any:
     """Plain JSON-able data; objects become their versioned envelopes."""
-    if type(value) in _ATOMS:
+    if type(value) in base.ATOMS:
         return value
     if isinstance(value, base.SaphiraObject):
         return value.to_primitive()
