@@ -20,6 +20,7 @@ from saphira.clients.placement import PlacementClient
 from saphira.conductor import faults
 from saphira.conductor.build_reports import BUILD_EVENT
 from saphira.conductor.databases import Cell, Databases
+from saphira.conductor.outage import waits_out_outages
 from saphira.context import RequestContext
 from saphira.db.api import build_requests
 from saphira.db.api.models import InstanceGroup, InstanceGroupMember, InstanceMapping
@@ -154,6 +155,7 @@ class BuildTasks:
         failed = dataclasses.replace(instance, vm_state=move.vm_state, task_state=move.task_state)
         return self._insert(ctxt, failed, cell0, event_error=faults.of(error))
 
+    @waits_out_outages
     def build_instances(self, ctxt: RequestContext, instance: Instance, order: BuildOrder) -> None:
         """The reschedule: release the failed claim, claim the next alternate."""
         self.placement.delete_allocations(instance.uuid)

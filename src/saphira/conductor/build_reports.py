@@ -13,6 +13,7 @@ from dataclasses import replace
 from sqlalchemy.orm import Session
 
 from saphira.conductor.databases import Databases
+from saphira.conductor.outage import waits_out_outages
 from saphira.context import RequestContext
 from saphira.db.cell import actions, instances
 from saphira.domain import transitions
@@ -29,6 +30,7 @@ class BuildReports:
 
     dbs: Databases
 
+    @waits_out_outages
     def build_started(self, ctxt: RequestContext, instance_uuid: str, host: str) -> Instance:
         with self.dbs.instance_cell(instance_uuid) as session:
             actions.event_start(session, instance_uuid, ctxt.request_id, BUILD_EVENT, host)
@@ -37,6 +39,7 @@ class BuildReports:
             _advance(session, instance_uuid, TaskState.SCHEDULING, TaskState.BLOCK_DEVICE_MAPPING)
             return instances.get(session, instance_uuid)
 
+    @waits_out_outages
     def build_networked(
         self, ctxt: RequestContext, instance_uuid: str, network_info: list[InstanceVIF]
     ) -> Instance:
@@ -45,6 +48,7 @@ class BuildReports:
             instances.write_info_cache(session, instance_uuid, network_info)
             return instances.get(session, instance_uuid)
 
+    @waits_out_outages
     def build_failed(self, ctxt: RequestContext, fault: InstanceFault) -> Instance:
         uuid = fault.instance_uuid
         with self.dbs.instance_cell(uuid) as session:

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import Session
 
 from saphira.conductor.databases import Databases
+from saphira.conductor.outage import waits_out_outages
 from saphira.context import RequestContext
 from saphira.db.api.models import InstanceGroupMember, InstanceMapping
 from saphira.db.cell import actions, console_tokens, instances, services
@@ -71,6 +72,7 @@ class Records:
             instances.apply(session, instance_uuid, move, method=action)
             return instances.get(session, instance_uuid)
 
+    @waits_out_outages
     def instance_finish(
         self,
         ctxt: RequestContext,
@@ -97,6 +99,7 @@ class Records:
                 console_tokens.delete_for_instance(session, instance_uuid)
             return _update(session, instance_uuid, rest)
 
+    @waits_out_outages
     def instance_fail(
         self,
         ctxt: RequestContext,

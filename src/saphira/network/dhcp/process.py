@@ -67,8 +67,22 @@ def stop(pid: int, pidfile: Path) -> None:
 
 def _wait_gone(pid: int, pidfile: Path, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while f"--pid-file={pidfile}" in cmdline(pid):
+    while _holds_on(pid, pidfile):
         if time.monotonic() > deadline:
             return False
         time.sleep(POLL)
     return True
+
+
+def _holds_on(pid: int, pidfile: Path) -> bool:
+    """Whether our dnsmasq may still hold its sockets. An exiting process has no
+    command line any more (its memory goes first) but keeps its files until it is
+    a zombie, so a new dnsmasq started then finds its address in use."""
+    argv = cmdline(pid)
+    if argv:
+        return f"--pid-file={pidfile}" in argv  # another program: the pid was reused
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False  # gone
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
