@@ -48,8 +48,7 @@ def waits_out_outages(
                 if time.monotonic() + pause > deadline:
                     raise
                 LOG.warning("%s: the database is unreachable (%s); again in %.1f s",
-                            getattr(handler, "__name__", handler), type(error.orig).__name__,
-                            pause)  # fmt: skip
+                            handler.__name__, type(error.orig).__name__, pause)  # fmt: skip
                 sleep(pause)
                 pause = min(pause * 2, LONGEST_PAUSE)
 

@@ -14,6 +14,10 @@ def _down() -> exc.OperationalError:
 
 
 class Handler:
+    """A handler that fails with ``failures`` in turn, then doubles its argument."""
+
+    __name__ = "handler"
+
     def __init__(self, failures: list[BaseException]) -> None:
         self.failures, self.calls = failures, 0
 
